@@ -1,0 +1,39 @@
+// @ts-check
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['**/dist/**', 'coverage/**', 'node_modules/**', 'data/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { globals: { process: 'readonly', console: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', Buffer: 'readonly', URL: 'readonly' } },
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/consistent-type-imports': 'error',
+      'no-restricted-syntax': [
+        'error',
+        // DESIGN §4: time comes from the injected clock, never from SQL now().
+        { selector: "Literal[value=/\\bnow\\(\\)/i]", message: 'Use the injected clock, not SQL now().' },
+      ],
+    },
+  },
+  {
+    // DESIGN §4 / STYLE G6: dialect knowledge lives in storage/ only.
+    files: ['packages/*/src/**/*.ts'],
+    ignores: ['packages/core/src/storage/**'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        paths: [
+          { name: 'pg', message: 'Dialect code belongs in core/src/storage.' },
+          { name: 'better-sqlite3', message: 'Dialect code belongs in core/src/storage.' },
+        ],
+        patterns: [{ group: ['**/storage/*/**', '**/storage/dialect*'], message: 'Import storage through its index.' }],
+      }],
+    },
+  },
+  {
+    files: ['test/**/*.ts'],
+    rules: { '@typescript-eslint/no-unused-expressions': 'off', '@typescript-eslint/no-non-null-assertion': 'off' },
+  },
+);

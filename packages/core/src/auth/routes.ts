@@ -1,0 +1,48 @@
+import { coreErrors } from '../errors/index.js';
+import { defineRoute, type AnyRoute } from '../http/index.js';
+import type { UserRepository } from '../users/index.js';
+import { authResponse, logoutResponse, refreshTokenRequest, userInfo } from './schemas.js';
+import type { SessionService } from './session-service.js';
+
+export function sessionRoutes(sessions: SessionService, users: UserRepository): AnyRoute[] {
+  return [
+    defineRoute({
+      method: 'POST',
+      path: '/auth/refresh',
+      summary: 'Rotate a refresh token: the old session is revoked and a fresh token pair issued',
+      tags: ['auth'],
+      auth: 'none',
+      body: refreshTokenRequest,
+      response: authResponse,
+      statuses: { 401: 'Refresh token invalid, expired, revoked or already rotated' },
+      handler: ({ body }) => sessions.refresh(body.refresh_token),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/auth/logout',
+      summary: 'Revoke the session of a refresh token (idempotent)',
+      tags: ['auth'],
+      auth: 'none',
+      body: refreshTokenRequest,
+      response: logoutResponse,
+      handler: async ({ body }) => {
+        await sessions.logout(body.refresh_token);
+        return { ok: true };
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/auth/me',
+      summary: 'The calling user',
+      tags: ['auth'],
+      auth: 'bearer',
+      response: userInfo,
+      handler: async ({ auth }) => {
+        const user = await users.findInfo(auth.userId);
+        // A live session of a deleted user cannot exist (cascade); treat the race as a dead token.
+        if (user === null) throw coreErrors.create.unauthorized();
+        return user;
+      },
+    }),
+  ];
+}

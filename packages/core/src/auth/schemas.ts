@@ -1,0 +1,27 @@
+import * as v from 'valibot';
+
+/** JWTs are a few hundred bytes; the bound keeps hostile input from reaching the verifier. */
+const jwt = v.pipe(v.string('must be a string'), v.minLength(1, 'must not be empty'), v.maxLength(4096, 'is too long'));
+
+export const refreshTokenRequest = v.object({ refresh_token: jwt });
+
+export const authResponse = v.object({
+  access_token: v.string(),
+  refresh_token: v.string(),
+  token_type: v.literal('Bearer'),
+  expires_in: v.number(),
+  refresh_expires_in: v.number(),
+  user_id: v.pipe(v.string(), v.uuid()),
+  platform: v.picklist(['extension', 'web', 'nostr']),
+});
+
+export const logoutResponse = v.object({ ok: v.literal(true) });
+
+export const userInfo = v.object({
+  id: v.pipe(v.string(), v.uuid()),
+  username: v.nullable(v.string()),
+  nostr_pubkey: v.nullable(v.string()),
+  premium_until: v.nullable(v.pipe(v.string(), v.isoTimestamp())),
+  premium_active: v.boolean(),
+  created_at: v.pipe(v.string(), v.isoTimestamp()),
+});

@@ -1,0 +1,104 @@
+import type { Platform } from '../http/index.js';
+import { readOptionalTime, readTime, type Database, type Executor } from '../storage/index.js';
+
+export interface SessionRow {
+  id: string;
+  userId: string;
+  platform: Platform;
+  createdAt: Date;
+  expiresAt: Date;
+  revokedAt: Date | null;
+}
+
+interface StoredSession {
+  id: string;
+  user_id: string;
+  platform: string;
+  refresh_token_hash: string;
+  created_at: unknown;
+  expires_at: unknown;
+  revoked_at: unknown;
+}
+
+const TABLE = 'sessions';
+
+function fromStored(row: StoredSession): SessionRow {
+  return {
+    id: row.id,
+    userId: row.user_id,
+    platform: row.platform as Platform,
+    createdAt: readTime(row.created_at),
+    expiresAt: readTime(row.expires_at),
+    revokedAt: readOptionalTime(row.revoked_at),
+  };
+}
+
+/** All SQL of the sessions table. */
+export class SessionRepository {
+  constructor(private readonly db: Database) {}
+
+  async insert(
+    executor: Executor,
+    session: { id: string; userId: string; platform: Platform; refreshTokenHash: string; createdAt: Date; expiresAt: Date },
+  ): Promise<void> {
+    const { time } = this.db.dialect;
+    await executor(TABLE).insert({
+      id: session.id,
+      user_id: session.userId,
+      platform: session.platform,
+      refresh_token_hash: session.refreshTokenHash,
+      created_at: time(session.createdAt),
+      expires_at: time(session.expiresAt),
+      revoked_at: null,
+    });
+  }
+
+  /** The session if it is live (not revoked, not expired) and belongs to `userId`. */
+  async findLive(sessionId: string, userId: string, now: Date): Promise<SessionRow | null> {
+    const row = (await this.db
+      .knex<StoredSession>(TABLE)
+      .where({ id: sessionId, user_id: userId })
+      .whereNull('revoked_at')
+      .where('expires_at', '>', this.db.dialect.time(now))
+      .first()) as StoredSession | undefined;
+    return row ? fromStored(row) : null;
+  }
+
+  /**
+   * Revokes the live session holding this refresh-token hash, for this user and session id, in
+   * ONE conditional update: of concurrent callers exactly one gets the row (transitionOne).
+   */
+  async revokeLiveByRefreshHash(
+    executor: Executor,
+    match: { refreshTokenHash: string; userId: string; sessionId: string },
+    now: Date,
+  ): Promise<SessionRow | null> {
+    const at = this.db.dialect.time(now);
+    const row = await this.db.transitionOne<StoredSession>(
+      TABLE,
+      (qb) =>
+        qb
+          .where({ refresh_token_hash: match.refreshTokenHash, user_id: match.userId, id: match.sessionId })
+          .whereNull('revoked_at')
+          .where('expires_at', '>', at),
+      { revoked_at: at },
+      executor,
+    );
+    return row ? fromStored(row) : null;
+  }
+
+  /** Revokes whatever session holds this hash; `true` when one was live. Idempotent. */
+  async revokeByRefreshHash(refreshTokenHash: string, now: Date): Promise<boolean> {
+    const count = await this.db
+      .knex(TABLE)
+      .where({ refresh_token_hash: refreshTokenHash })
+      .whereNull('revoked_at')
+      .update({ revoked_at: this.db.dialect.time(now) });
+    return count > 0;
+  }
+
+  /** Revokes every live session of a user (erasure confirmation, admin action); returns how many. */
+  async revokeAllForUser(executor: Executor, userId: string, now: Date): Promise<number> {
+    return executor(TABLE).where({ user_id: userId }).whereNull('revoked_at').update({ revoked_at: this.db.dialect.time(now) });
+  }
+}

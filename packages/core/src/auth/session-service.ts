@@ -1,0 +1,105 @@
+import { addMs, type Clock } from '../clock/index.js';
+import { newId, type Peppers } from '../crypto/index.js';
+import { coreErrors } from '../errors/index.js';
+import type { Platform, UserAuth } from '../http/index.js';
+import type { Database, Executor } from '../storage/index.js';
+import type { SessionRepository } from './session-repo.js';
+import type { TokenService } from './tokens.js';
+
+/** The token pair every login, registration, refresh and website verify returns (spec: AuthResponse). */
+export interface AuthResponse {
+  access_token: string;
+  refresh_token: string;
+  token_type: 'Bearer';
+  /** Seconds until the access token expires. */
+  expires_in: number;
+  /** Seconds until the refresh token (and its session) expires. */
+  refresh_expires_in: number;
+  user_id: string;
+  platform: Platform;
+}
+
+const BEARER = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/;
+
+/**
+ * Sessions and the tokens that stand for them. Only a peppered hash of each refresh token is
+ * stored; a refresh revokes the old session and opens a new one in one transaction whose
+ * deciding step is a single conditional update, so of concurrent refreshes with one token
+ * exactly one succeeds.
+ */
+export class SessionService {
+  constructor(
+    private readonly db: Database,
+    private readonly sessions: SessionRepository,
+    private readonly tokens: TokenService,
+    private readonly peppers: Peppers,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Opens a session for a user who has just proven who they are; pass `executor` to join the caller's transaction. */
+  async start(userId: string, platform: Platform, executor: Executor = this.db.knex): Promise<AuthResponse> {
+    const now = this.clock.now();
+    const sessionId = newId();
+    const [accessToken, refreshToken] = await Promise.all([
+      this.tokens.sign({ sub: userId, sid: sessionId, typ: 'access', platform }),
+      this.tokens.sign({ sub: userId, sid: sessionId, typ: 'refresh', platform }),
+    ]);
+    await this.sessions.insert(executor, {
+      id: sessionId,
+      userId,
+      platform,
+      refreshTokenHash: this.peppers.pepper(refreshToken),
+      createdAt: now,
+      expiresAt: addMs(now, this.tokens.refreshTtlSec * 1000),
+    });
+    return {
+      access_token: accessToken,
+      refresh_token: refreshToken,
+      token_type: 'Bearer',
+      expires_in: this.tokens.accessTtlSec,
+      refresh_expires_in: this.tokens.refreshTtlSec,
+      user_id: userId,
+      platform,
+    };
+  }
+
+  /**
+   * spec › Authentication › refresh: verify the JWT, find the ACTIVE session by the peppered
+   * hash (same user as `sub`, same id as `sid`), revoke it and issue a fresh pair. A rotated,
+   * revoked or expired token, or the loser of a concurrent refresh, gets 401.
+   */
+  async refresh(refreshToken: string): Promise<AuthResponse> {
+    const claims = await this.tokens.verify(refreshToken, 'refresh');
+    if (claims === null) throw coreErrors.create.invalid_refresh_token();
+    return this.db.transaction(async (trx) => {
+      const revoked = await this.sessions.revokeLiveByRefreshHash(
+        trx,
+        { refreshTokenHash: this.peppers.pepper(refreshToken), userId: claims.sub, sessionId: claims.sid },
+        this.clock.now(),
+      );
+      if (revoked === null) throw coreErrors.create.invalid_refresh_token();
+      return this.start(revoked.userId, revoked.platform, trx);
+    });
+  }
+
+  /** Idempotent: an unknown, malformed or already revoked token also succeeds (spec › logout). */
+  async logout(refreshToken: string): Promise<void> {
+    await this.sessions.revokeByRefreshHash(this.peppers.pepper(refreshToken), this.clock.now());
+  }
+
+  /** The bearer guard: a valid access token whose session is still live, else 401. */
+  async authenticate(authorization: string | undefined): Promise<UserAuth> {
+    const token = BEARER.exec(authorization ?? '')?.[1];
+    if (token === undefined) throw coreErrors.create.unauthorized();
+    const claims = await this.tokens.verify(token, 'access');
+    if (claims === null) throw coreErrors.create.unauthorized();
+    const session = await this.sessions.findLive(claims.sid, claims.sub, this.clock.now());
+    if (session === null) throw coreErrors.create.unauthorized();
+    return { userId: session.userId, sessionId: session.id, platform: session.platform };
+  }
+
+  /** Revokes every live session of a user (erasure confirmation); returns how many. */
+  async revokeAllForUser(userId: string, executor: Executor = this.db.knex): Promise<number> {
+    return this.sessions.revokeAllForUser(executor, userId, this.clock.now());
+  }
+}

@@ -1,0 +1,251 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Router from '@koa/router';
+import Koa from 'koa';
+import { SessionRepository, SessionService, sessionsPlugin, TokenService } from './auth/index.js';
+import { CapabilityRegistry } from './capabilities/index.js';
+import { ChainRegistry } from './chains/index.js';
+import { ChallengeStore, challengesPlugin } from './challenges/index.js';
+import { systemClock, type Clock } from './clock/index.js';
+import { validateSettings, type Settings, type SettingsInput } from './config/index.js';
+import { createPeppers } from './crypto/index.js';
+import { coreErrors } from './errors/index.js';
+import { HookRegistry } from './hooks/index.js';
+import {
+  buildOpenApiDocument,
+  createClientIpResolver,
+  fullPath,
+  MemoryRateLimitStore,
+  OPENAPI_VERSION,
+  requestBoundary,
+  routeMiddleware,
+  toRouterPath,
+  type RateLimitStore,
+  type RouteKit,
+} from './http/index.js';
+import { createJsonLogger, type Logger } from './logger/index.js';
+import { BootError, checkPluginSet, RouteRegistry, type PluginContext, type PublicSettings, type WalletPlugin } from './plugin/index.js';
+import { LeaseRepository, Scheduler } from './scheduler/index.js';
+import { systemPlugin } from './system/plugin.js';
+import { connect, createDatabase, runMigrations, type Database } from './storage/index.js';
+
+/** Settings plus what cannot come from the environment: plugins and injected services. */
+export interface WalletBackendConfig extends SettingsInput {
+  plugins?: WalletPlugin[];
+  /** Defaults to the system clock; tests pass a controllable one. */
+  clock?: Clock;
+  /** Defaults to JSON lines on stdout at `info`. */
+  logger?: Logger;
+  /** The unauthenticated limiter's store; in-process memory by default. */
+  rateLimitStore?: RateLimitStore;
+}
+
+export interface StartOptions {
+  /** Listen on this port (0: any free port). Without it only the scheduler starts. */
+  port?: number;
+  host?: string;
+}
+
+export interface WalletBackend {
+  /** A Koa app serving every route, with JSON 404/405 answers. */
+  readonly app: Koa;
+  /** Every route; each carries its own error boundary, so `host.use(router.routes())` embeds the API. */
+  readonly router: Router;
+  /** A `(req, res)` handler for node:http, Express and friends. */
+  callback(): ReturnType<Koa['callback']>;
+  /** Runs core's then each plugin's pending migrations; returns the ids applied. */
+  migrate(): Promise<string[]>;
+  /** Starts the scheduler (unless disabled) and, given a port, an HTTP server. */
+  start(options?: StartOptions): Promise<{ url?: string }>;
+  /** Stops accepting requests, drains those in flight, stops the scheduler and closes the pool. */
+  close(): Promise<void>;
+  /** The OpenAPI 3.1 document served at /api/v1/openapi.json. */
+  openapi(): Record<string, unknown>;
+  readonly settings: Readonly<PublicSettings>;
+  readonly db: Database;
+  readonly sessions: SessionService;
+  readonly challenges: ChallengeStore;
+  readonly scheduler: Scheduler;
+  readonly chains: ChainRegistry;
+  readonly logger: Logger;
+}
+
+const DRAIN_TIMEOUT_MS = 10_000;
+
+function publicSettings(settings: Settings): PublicSettings {
+  const { jwtSecret: _j, pepperSecret: _p, ipHashSalt: _i, adminKeyIntegritySecret: _a, ...rest } = settings;
+  return Object.freeze(rest);
+}
+
+/**
+ * Builds a backend: validates the whole configuration (refusing to boot with every problem
+ * listed), sets up core's features and the plugins through one contract, and mounts the
+ * routes. Nothing listens and nothing is migrated until `migrate()` / `start()`.
+ *
+ * @example
+ * const backend = await createWalletBackend({ publicApiUrl, databaseUrl, jwtSecret, pepperSecret, ipHashSalt });
+ * await backend.migrate();
+ * http.createServer(backend.callback()).listen(8080);
+ */
+export async function createWalletBackend(config: WalletBackendConfig): Promise<WalletBackend> {
+  const { plugins = [], clock = systemClock, logger = createJsonLogger(), rateLimitStore, ...input } = config;
+  const verdict = validateSettings(input);
+  const given = (verdict.settings ?? input) as Partial<Settings>;
+
+  const capabilityRegistry = new CapabilityRegistry();
+  const routeRegistry = new RouteRegistry();
+  let openapiDocument: Record<string, unknown> | undefined;
+  const openapi = () => (openapiDocument ??= buildOpenApiDocument(routeRegistry.routes, {
+    title: 'Wallet Backend API',
+    version: OPENAPI_VERSION,
+    description: 'Non-custodial multi-chain wallet backend.',
+    serverUrl: given.publicApiUrl,
+  }));
+  const corePlugins: WalletPlugin[] = [
+    systemPlugin({ openapi, capabilities: () => capabilityRegistry.assemble() }),
+    sessionsPlugin(),
+    challengesPlugin(),
+  ];
+  const allPlugins = [...corePlugins, ...plugins];
+
+  const early = [...verdict.violations, ...checkPluginSet(allPlugins, given)];
+  if (!verdict.ok || early.length > 0) throw new BootError(early);
+  const settings = verdict.settings;
+
+  const connection = connect(settings.databaseUrl, settings.databasePoolMax);
+  const db = createDatabase(connection.knex, connection.dialect);
+  const peppers = createPeppers(settings.pepperSecret, settings.ipHashSalt);
+  const tokens = new TokenService({
+    secret: settings.jwtSecret,
+    issuer: settings.publicApiUrl,
+    accessTtlSec: settings.accessTokenTtlSec,
+    refreshTtlSec: settings.refreshTokenTtlSec,
+    clock,
+  });
+  const sessions = new SessionService(db, new SessionRepository(db), tokens, peppers, clock);
+  const challenges = new ChallengeStore(db, clock, settings.challengeTtlSec);
+  const scheduler = new Scheduler(new LeaseRepository(db), clock, logger.child({ component: 'scheduler' }));
+  const chains = new ChainRegistry();
+  const hooks = new HookRegistry();
+  const visibleSettings = publicSettings(settings);
+
+  const problems: string[] = [];
+  try {
+    for (const plugin of allPlugins) {
+      const owner = plugin.name;
+      const context: PluginContext = {
+        name: owner,
+        settings: visibleSettings,
+        db,
+        routes: { add: (route) => routeRegistry.add(owner, route) },
+        auth: { challenges, sessions },
+        chains,
+        scheduler: {
+          every: (name, intervalMs, task, options) => {
+            try {
+              scheduler.every(`${owner}.${name}`, intervalMs, task, options);
+            } catch (err) {
+              problems.push(`${owner}: ${(err as Error).message}`);
+            }
+          },
+        },
+        capabilities: { contribute: (contributor) => capabilityRegistry.contribute(owner, contributor) },
+        hooks: {
+          onUserErasure: (handler) => hooks.onUserErasure(owner, handler),
+          onUserExport: (handler) => hooks.onUserExport(owner, handler),
+          runUserErasure: (trx, userId) => hooks.runUserErasure(trx, userId),
+          collectUserExport: (userId) => hooks.collectUserExport(userId),
+        },
+        crypto: peppers,
+        clock,
+        logger: logger.child({ plugin: owner }),
+      };
+      await plugin.setup(context);
+    }
+    problems.push(...routeRegistry.problems(), ...capabilityRegistry.problems());
+    if (problems.length > 0) throw new BootError(problems);
+  } catch (err) {
+    await connection.knex.destroy();
+    throw err;
+  }
+
+  const kit: RouteKit = {
+    logger,
+    clock,
+    resolveClientIp: createClientIpResolver(settings.trustedProxies),
+    bodyLimitBytes: settings.bodyLimitBytes,
+    limiter: {
+      store: rateLimitStore ?? new MemoryRateLimitStore(),
+      windowMs: settings.rateLimitWindowSec * 1000,
+      max: settings.rateLimitMax,
+      keyOf: (ip) => `ip:${peppers.hashIp(ip)}`,
+    },
+    authenticateBearer: (authorization) => sessions.authenticate(authorization),
+  };
+  const router = new Router();
+  for (const route of routeRegistry.routes) {
+    router.register(toRouterPath(fullPath(route)), [route.method], routeMiddleware(route, kit));
+  }
+  const app = new Koa({ proxy: false });
+  app.silent = true;
+  app.use(requestBoundary(logger));
+  app.use(router.routes());
+  app.use(
+    router.allowedMethods({
+      throw: true,
+      methodNotAllowed: () => coreErrors.create.method_not_allowed(),
+      notImplemented: () => coreErrors.create.method_not_allowed(),
+    }),
+  );
+
+  let server: Server | undefined;
+  let closing: Promise<void> | undefined;
+
+  const drain = (listening: Server) =>
+    new Promise<void>((resolve) => {
+      const force = setTimeout(() => listening.closeAllConnections(), DRAIN_TIMEOUT_MS);
+      force.unref();
+      listening.close(() => {
+        clearTimeout(force);
+        resolve();
+      });
+      listening.closeIdleConnections();
+    });
+
+  return {
+    app,
+    router,
+    callback: () => app.callback(),
+    migrate: () =>
+      runMigrations(db.knex, db.dialect, allPlugins.map((plugin) => ({ owner: plugin.name, migrations: plugin.migrations ?? [] })), clock, logger),
+    async start(options = {}) {
+      if (settings.schedulerEnabled) scheduler.start();
+      if (options.port === undefined) return {};
+      const listening = createServer(app.callback());
+      server = listening;
+      await new Promise<void>((resolve, reject) => {
+        listening.once('error', reject);
+        listening.listen(options.port, options.host ?? '127.0.0.1', () => resolve());
+      });
+      const address = listening.address() as AddressInfo;
+      const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+      return { url: `http://${host}:${address.port}` };
+    },
+    close() {
+      closing ??= (async () => {
+        if (server) await drain(server);
+        await scheduler.stop();
+        await db.knex.destroy();
+      })();
+      return closing;
+    },
+    openapi,
+    settings: visibleSettings,
+    db,
+    sessions,
+    challenges,
+    scheduler,
+    chains,
+    logger,
+  };
+}

@@ -1,0 +1,2 @@
+export { ChallengeStore, type IssuedChallenge } from './store.js';
+export { challengesPlugin } from './plugin.js';

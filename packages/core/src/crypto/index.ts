@@ -1,0 +1,2 @@
+export { createPeppers, type Peppers } from './pepper.js';
+export { randomHex, newId } from './random.js';

@@ -1,0 +1,39 @@
+/** One field-level validation problem, in BTCPay's `{path, message}` shape. */
+export interface ErrorDetail {
+  path: string;
+  message: string;
+}
+
+export interface WalletErrorOptions {
+  message?: string;
+  details?: ErrorDetail[];
+  headers?: Record<string, string>;
+  cause?: unknown;
+}
+
+/**
+ * The single error type of the backend. The HTTP kit renders it as
+ * `{"error": {"code", "message", "details"?}}`; a 5xx never exposes its message to the client.
+ */
+export class WalletError extends Error {
+  readonly code: string;
+  readonly status: number;
+  readonly details: ErrorDetail[] | undefined;
+  readonly headers: Record<string, string>;
+  /** Client errors carry their message to the caller; server errors never do (Koa's `expose`). */
+  readonly expose: boolean;
+
+  constructor(code: string, status: number, message: string, options: Omit<WalletErrorOptions, 'message'> = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'WalletError';
+    this.code = code;
+    this.status = status;
+    this.details = options.details;
+    this.headers = options.headers ?? {};
+    this.expose = status < 500;
+  }
+}
+
+export function isWalletError(err: unknown): err is WalletError {
+  return err instanceof WalletError;
+}

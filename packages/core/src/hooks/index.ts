@@ -1,0 +1,38 @@
+import type { Knex } from 'knex';
+
+/**
+ * Erasing a user: each handler removes or detaches what its owner keeps about the user, inside
+ * the erasure's transaction. Failure policy: a handler that throws aborts the whole erasure
+ * (the transaction rolls back; the sweeper retries), so no half-erased user exists.
+ */
+export type UserErasureHandler = (trx: Knex.Transaction, userId: string) => Promise<void>;
+/** Exporting a user's data: each handler returns its owner's section; a throw fails the export. */
+export type UserExportHandler = (userId: string) => Promise<Record<string, unknown>>;
+
+/**
+ * The named, typed extension points between features (STYLE G4): no matcher over every
+ * endpoint, no untyped payloads. Handlers run in registration order (core, then plugins).
+ */
+export class HookRegistry {
+  private readonly erasure: Array<{ owner: string; handler: UserErasureHandler }> = [];
+  private readonly exporters: Array<{ owner: string; handler: UserExportHandler }> = [];
+
+  onUserErasure(owner: string, handler: UserErasureHandler): void {
+    this.erasure.push({ owner, handler });
+  }
+
+  onUserExport(owner: string, handler: UserExportHandler): void {
+    this.exporters.push({ owner, handler });
+  }
+
+  async runUserErasure(trx: Knex.Transaction, userId: string): Promise<void> {
+    for (const { handler } of this.erasure) await handler(trx, userId);
+  }
+
+  /** Every owner's section, keyed by owner name. */
+  async collectUserExport(userId: string): Promise<Record<string, Record<string, unknown>>> {
+    const sections: Record<string, Record<string, unknown>> = {};
+    for (const { owner, handler } of this.exporters) sections[owner] = await handler(userId);
+    return sections;
+  }
+}

@@ -1,0 +1,67 @@
+import { randomUUID } from 'node:crypto';
+import type { Context, Next } from 'koa';
+import { coreErrors, isWalletError, WalletError } from '../errors/index.js';
+import { describeError, type Logger } from '../logger/index.js';
+import { isUniqueViolation } from '../storage/index.js';
+
+const BOUNDARY = Symbol('wallet-backend.boundary');
+const SAFE_REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
+
+/** The error a request ends with, as the client will see it. */
+export function toWalletError(err: unknown): WalletError {
+  if (isWalletError(err)) return err;
+  // A unique collision that reached the edge is a conflict, never a 500 (spec, Errors 3).
+  if (isUniqueViolation(err)) return coreErrors.create.conflict({ cause: err });
+  const status = (err as { status?: unknown } | null)?.status;
+  if (status === 404) return coreErrors.create.not_found();
+  if (status === 405) return coreErrors.create.method_not_allowed();
+  return coreErrors.create.internal_error({ cause: err });
+}
+
+export interface BoundaryState {
+  requestId: string;
+  logger: Logger;
+}
+
+export function boundaryState(ctx: Context): BoundaryState {
+  return (ctx.state as Record<symbol, BoundaryState>)[BOUNDARY]!;
+}
+
+/**
+ * The outermost layer of every request: a request id, the JSON error body of DESIGN §5, and one
+ * log line (method, path without query, status, ms; never tokens or client IPs). It runs once
+ * per request even when both the app and a route carry it, so a host app that mounts only the
+ * router still gets JSON errors (Koa's own responder drops headers and answers text/plain).
+ */
+export function requestBoundary(baseLogger: Logger) {
+  return async function boundary(ctx: Context, next: Next): Promise<void> {
+    const state = ctx.state as Record<symbol, BoundaryState>;
+    if (state[BOUNDARY]) return next();
+    const incoming = ctx.get('x-request-id');
+    const requestId = SAFE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    const logger = baseLogger.child({ request_id: requestId });
+    state[BOUNDARY] = { requestId, logger };
+    ctx.set('X-Request-Id', requestId);
+    const started = process.hrtime.bigint();
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) throw coreErrors.create.not_found();
+    } catch (err) {
+      const error = toWalletError(err);
+      if (error.status >= 500) logger.error('request failed', { code: error.code, ...describeError(error.cause ?? err) });
+      ctx.status = error.status;
+      for (const [name, value] of Object.entries(error.headers)) ctx.set(name, value);
+      ctx.body = {
+        error: {
+          code: error.code,
+          message: error.expose ? error.message : coreErrors.specs.internal_error.message,
+          ...(error.details ? { details: error.details } : {}),
+          ...(error.status >= 500 ? { request_id: requestId } : {}),
+        },
+      };
+    } finally {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      logger.info('request', { method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 10) / 10 });
+    }
+  };
+}

@@ -1,0 +1,21 @@
+export {
+  defineRoute,
+  fullPath,
+  toRouterPath,
+  routeKey,
+  API_PREFIX,
+  type RouteDefinition,
+  type RouteInput,
+  type AnyRoute,
+  type AnySchema,
+  type AuthKind,
+  type HttpMethod,
+  type Platform,
+  type UserAuth,
+} from './route.js';
+export { routeMiddleware, type RouteKit } from './pipeline.js';
+export { requestBoundary, toWalletError } from './boundary.js';
+export { createClientIpResolver, normaliseIp, type ClientIpResolver } from './client-ip.js';
+export { MemoryRateLimitStore, type RateLimitStore } from './rate-limit.js';
+export { buildOpenApiDocument, OPENAPI_VERSION, type OpenApiInfo } from './openapi.js';
+export { readRawBody, parseJsonBody } from './body.js';

@@ -1,0 +1,50 @@
+/**
+ * @wallet/backend-core: createWalletBackend, the plugin contract and the pieces plugins build on.
+ * @module
+ */
+export { createWalletBackend, type WalletBackend, type WalletBackendConfig, type StartOptions } from './backend.js';
+export { BootError, type WalletPlugin, type PluginContext, type PluginMigration, type PublicSettings } from './plugin/index.js';
+export { validateSettings, envNameOf, settingsSchema, type Settings, type SettingsInput, type SettingsVerdict } from './config/index.js';
+export { WalletError, defineErrors, coreErrors, type ErrorSpec, type ErrorCatalogue, type ErrorDetail } from './errors/index.js';
+export {
+  defineRoute,
+  MemoryRateLimitStore,
+  createClientIpResolver,
+  API_PREFIX,
+  OPENAPI_VERSION,
+  type RouteDefinition,
+  type RouteInput,
+  type AnyRoute,
+  type AuthKind,
+  type HttpMethod,
+  type Platform,
+  type UserAuth,
+  type RateLimitStore,
+} from './http/index.js';
+export { systemClock, type Clock } from './clock/index.js';
+export { createJsonLogger, silentLogger, type Logger, type LogLevel, type LogFields } from './logger/index.js';
+export {
+  connect,
+  createDatabase,
+  consumeOne,
+  transitionOne,
+  insertOrNull,
+  isUniqueViolation,
+  readTime,
+  readOptionalTime,
+  readBool,
+  readJson,
+  appliedMigrations,
+  type Database,
+  type Dialect,
+  type Executor,
+  type Where,
+  type Knex,
+  type Migration,
+} from './storage/index.js';
+export type { SessionService, AuthResponse } from './auth/index.js';
+export type { ChallengeStore, IssuedChallenge } from './challenges/index.js';
+export { ASSETS, isAsset, type Asset, type ChainRegistry, type HeightSource, type Heights } from './chains/index.js';
+export type { Scheduler, Task, TaskContext, TaskOptions } from './scheduler/index.js';
+export type { UserErasureHandler, UserExportHandler } from './hooks/index.js';
+export type { Peppers } from './crypto/index.js';

@@ -1,0 +1,85 @@
+import type { SessionService } from '../auth/index.js';
+import type { CapabilityContributor } from '../capabilities/index.js';
+import type { ChainRegistry } from '../chains/index.js';
+import type { ChallengeStore } from '../challenges/index.js';
+import type { Clock } from '../clock/index.js';
+import type { Settings } from '../config/index.js';
+import type { Peppers } from '../crypto/index.js';
+import type { UserErasureHandler, UserExportHandler } from '../hooks/index.js';
+import type { AnyRoute } from '../http/index.js';
+import type { Logger } from '../logger/index.js';
+import type { Task, TaskOptions } from '../scheduler/index.js';
+import type { Database, Knex, Migration } from '../storage/index.js';
+
+/** A plugin migration: forward-only, additive; its ledger id is `<plugin name>/<id>`. */
+export type PluginMigration = Migration;
+
+/** Core settings without the secrets: what a plugin may read. */
+export type PublicSettings = Omit<Settings, 'jwtSecret' | 'pepperSecret' | 'ipHashSalt' | 'adminKeyIntegritySecret'>;
+
+/**
+ * A feature package. Core's own features use this same contract, so it is exercised on every
+ * boot. The factory that builds a plugin is pure; all I/O starts in `setup`.
+ *
+ * @example
+ * export function helloPlugin(): WalletPlugin {
+ *   return {
+ *     name: 'hello',
+ *     setup(ctx) {
+ *       ctx.routes.add(defineRoute({ method: 'GET', path: '/hello', auth: 'none', summary: 'Say hello', handler: () => ({ hello: 'world' }) }));
+ *     },
+ *   };
+ * }
+ */
+export interface WalletPlugin {
+  /** Unique, lower-case (`grin-relay`); namespaces migrations and scheduler tasks. */
+  name: string;
+  version?: string;
+  /** Ordered, additive migrations, run after core's. */
+  migrations?: readonly PluginMigration[];
+  /**
+   * Fail-closed configuration rules: return EVERY violation (empty when sound). Receives the
+   * core settings as given; when core's own validation failed some fields may be missing.
+   */
+  validateConfig?(settings: Readonly<Partial<Settings>>): string[];
+  setup(ctx: PluginContext): void | Promise<void>;
+}
+
+/** Everything a plugin may touch, and nothing more: no Koa app, no global middleware. */
+export interface PluginContext {
+  readonly name: string;
+  readonly settings: Readonly<PublicSettings>;
+  /** knex, the dialect helpers and the race-safe primitives; pass `trx` explicitly. */
+  readonly db: Database;
+  readonly routes: {
+    /** Declares a route; a method + path declared twice anywhere refuses the boot. */
+    add(route: AnyRoute): void;
+  };
+  readonly auth: {
+    /** Single-use, purpose-bound server nonces. */
+    readonly challenges: ChallengeStore;
+    /** Opens sessions (token pairs) for proven users and revokes them. */
+    readonly sessions: SessionService;
+  };
+  readonly chains: ChainRegistry;
+  readonly scheduler: {
+    /** Runs `task` every `intervalMs` under a database lease; the name is prefixed with the plugin's (`tips.draft-gc`). */
+    every(name: string, intervalMs: number, task: Task, options?: TaskOptions): void;
+  };
+  readonly capabilities: {
+    /** Adds keys to `/capabilities`, computed per request; a key claimed twice refuses the boot. */
+    contribute(contributor: CapabilityContributor): void;
+  };
+  readonly hooks: {
+    onUserErasure(handler: UserErasureHandler): void;
+    onUserExport(handler: UserExportHandler): void;
+    /** Runs every erasure handler inside `trx` (used by the erasure feature). */
+    runUserErasure(trx: Knex.Transaction, userId: string): Promise<void>;
+    /** Collects every export section (used by the erasure feature). */
+    collectUserExport(userId: string): Promise<Record<string, Record<string, unknown>>>;
+  };
+  /** Peppered and salted hashes with the server's secrets, without exposing the secrets. */
+  readonly crypto: Peppers;
+  readonly clock: Clock;
+  readonly logger: Logger;
+}

@@ -1,0 +1,2 @@
+export type { WalletPlugin, PluginContext, PluginMigration, PublicSettings } from './contract.js';
+export { BootError, checkPluginSet, RouteRegistry } from './registry.js';

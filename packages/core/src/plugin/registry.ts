@@ -1,0 +1,63 @@
+import type { Settings } from '../config/index.js';
+import { fullPath, type AnyRoute } from '../http/index.js';
+import { checkMigrationSets } from '../storage/index.js';
+import type { WalletPlugin } from './contract.js';
+
+const PLUGIN_NAME = /^[a-z][a-z0-9-]{0,39}$/;
+
+/** Refusal to boot: every problem found, listed at once. */
+export class BootError extends Error {
+  readonly problems: readonly string[];
+
+  constructor(problems: readonly string[]) {
+    super(`wallet backend refused to start (${problems.length} problem${problems.length === 1 ? '' : 's'}):\n  - ${problems.join('\n  - ')}`);
+    this.name = 'BootError';
+    this.problems = problems;
+  }
+}
+
+/** Problems visible before any plugin runs: names, migration ids, configuration rules. */
+export function checkPluginSet(plugins: readonly WalletPlugin[], settings: Readonly<Partial<Settings>>): string[] {
+  const problems: string[] = [];
+  const seen = new Set<string>();
+  for (const plugin of plugins) {
+    if (!PLUGIN_NAME.test(plugin.name)) problems.push(`plugin "${plugin.name}": name must be lower-case letters, digits and dashes`);
+    if (seen.has(plugin.name)) problems.push(`plugin "${plugin.name}" is registered twice`);
+    seen.add(plugin.name);
+  }
+  problems.push(...checkMigrationSets(plugins.map((plugin) => ({ owner: plugin.name, migrations: plugin.migrations ?? [] }))));
+  for (const plugin of plugins) {
+    try {
+      for (const violation of plugin.validateConfig?.(settings) ?? []) problems.push(`${plugin.name}: ${violation}`);
+    } catch (err) {
+      problems.push(`${plugin.name}: configuration check threw: ${(err as Error).message}`);
+    }
+  }
+  return problems;
+}
+
+/** Collects declared routes with their owner and finds method + path declared twice. */
+export class RouteRegistry {
+  private readonly entries: Array<{ owner: string; route: AnyRoute }> = [];
+
+  add(owner: string, route: AnyRoute): void {
+    this.entries.push({ owner, route });
+  }
+
+  get routes(): AnyRoute[] {
+    return this.entries.map((entry) => entry.route);
+  }
+
+  problems(): string[] {
+    const problems: string[] = [];
+    const owners = new Map<string, string>();
+    for (const { owner, route } of this.entries) {
+      // `/users/{id}` and `/users/{user_id}` are one route to the router.
+      const key = `${route.method} ${fullPath(route).replace(/\{[^}]+\}/g, '{}')}`;
+      const first = owners.get(key);
+      if (first !== undefined) problems.push(`route ${route.method} ${fullPath(route)} is declared by both ${first} and ${owner}`);
+      else owners.set(key, owner);
+    }
+    return problems;
+  }
+}

@@ -1,0 +1,140 @@
+import { randomUUID } from 'node:crypto';
+import type { Clock } from '../clock/index.js';
+import { describeError, type Logger } from '../logger/index.js';
+import type { LeaseRepository } from './leases.js';
+
+export interface TaskContext {
+  /** Aborted when the scheduler stops; long tasks should check it between units of work. */
+  signal: AbortSignal;
+  now: Date;
+  logger: Logger;
+}
+
+export type Task = (context: TaskContext) => Promise<void> | void;
+
+export interface TaskOptions {
+  /**
+   * How long the lease is held while the task runs; another process may take over after it.
+   * Must exceed the task's longest run. Default: 5 minutes.
+   */
+  leaseMs?: number;
+  /** Delay before the first run after start(). Default: a random moment within the first interval (at most 5 s), spreading start-up load. */
+  firstRunDelayMs?: number;
+}
+
+interface Registered {
+  name: string;
+  intervalMs: number;
+  task: Task;
+  leaseMs: number;
+  firstRunDelayMs: number | undefined;
+  timer: NodeJS.Timeout | undefined;
+  running: Promise<boolean> | undefined;
+}
+
+const DEFAULT_LEASE_MS = 5 * 60_000;
+
+/**
+ * Periodic background tasks with a database lease each, so two server processes sharing one
+ * database never run the same task at the same time. A task that throws is logged and simply
+ * runs again at its next interval. Runs never overlap, in-process or across processes.
+ */
+export class Scheduler {
+  private readonly tasks = new Map<string, Registered>();
+  private readonly holder = randomUUID();
+  private controller = new AbortController();
+  private started = false;
+
+  constructor(
+    private readonly leases: LeaseRepository,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Registers `task` to run every `intervalMs` once the scheduler starts. Names are unique. */
+  every(name: string, intervalMs: number, task: Task, options: TaskOptions = {}): void {
+    if (this.tasks.has(name)) throw new Error(`scheduler task "${name}" is registered twice`);
+    if (!Number.isInteger(intervalMs) || intervalMs < 10) throw new Error(`scheduler task "${name}": interval must be an integer of at least 10 ms`);
+    this.tasks.set(name, {
+      name,
+      intervalMs,
+      task,
+      leaseMs: options.leaseMs ?? Math.max(DEFAULT_LEASE_MS, intervalMs),
+      firstRunDelayMs: options.firstRunDelayMs,
+      timer: undefined,
+      running: undefined,
+    });
+    if (this.started) this.arm(this.tasks.get(name)!, this.firstDelay(this.tasks.get(name)!));
+  }
+
+  get taskNames(): string[] {
+    return [...this.tasks.keys()];
+  }
+
+  start(): void {
+    if (this.started) return;
+    this.started = true;
+    this.controller = new AbortController();
+    for (const task of this.tasks.values()) this.arm(task, this.firstDelay(task));
+  }
+
+  /** Stops arming new runs, signals running tasks and waits for them to finish. */
+  async stop(): Promise<void> {
+    this.started = false;
+    this.controller.abort();
+    for (const task of this.tasks.values()) clearTimeout(task.timer);
+    await Promise.all([...this.tasks.values()].map((task) => task.running));
+  }
+
+  /**
+   * Runs one task now, under its lease, whether or not the scheduler is started (tests, the
+   * CLI). Resolves to `false` when the lease is held elsewhere or the task is already running.
+   */
+  async runNow(name: string): Promise<boolean> {
+    const task = this.tasks.get(name);
+    if (task === undefined) throw new Error(`no scheduler task "${name}"`);
+    return this.runOnce(task);
+  }
+
+  private firstDelay(task: Registered): number {
+    return task.firstRunDelayMs ?? Math.floor(Math.random() * Math.min(task.intervalMs, 5_000));
+  }
+
+  private arm(task: Registered, delayMs: number): void {
+    task.timer = setTimeout(() => {
+      void this.runOnce(task).finally(() => {
+        if (this.started) this.arm(task, task.intervalMs);
+      });
+    }, delayMs);
+    task.timer.unref();
+  }
+
+  private runOnce(task: Registered): Promise<boolean> {
+    if (task.running) return Promise.resolve(false);
+    const run = this.execute(task).finally(() => {
+      task.running = undefined;
+    });
+    task.running = run;
+    return run;
+  }
+
+  private async execute(task: Registered): Promise<boolean> {
+    const logger = this.logger.child({ task: task.name });
+    try {
+      if (!(await this.leases.acquire(task.name, this.holder, this.clock.now(), task.leaseMs))) return false;
+    } catch (err) {
+      logger.error('scheduler could not take its lease', describeError(err));
+      return false;
+    }
+    try {
+      await task.task({ signal: this.controller.signal, now: this.clock.now(), logger });
+    } catch (err) {
+      logger.error('scheduler task failed; it runs again at its next interval', describeError(err));
+    } finally {
+      await this.leases.release(task.name, this.holder, this.clock.now()).catch((err: unknown) => {
+        logger.warn('scheduler could not release its lease; it lapses on its own', describeError(err));
+      });
+    }
+    return true;
+  }
+}

@@ -1,0 +1,61 @@
+import type { Knex } from 'knex';
+
+/** A knex handle: the pool or a transaction, always passed explicitly (no ambient transaction). */
+export type Executor = Knex | Knex.Transaction;
+/** Narrows a query to the row(s) it may touch; it is both the selector and the guard. */
+export type Where = (qb: Knex.QueryBuilder) => void;
+
+function assertSingle<T>(table: string, rows: T[]): T | null {
+  if (rows.length > 1) {
+    throw new Error(`${table}: a conditional statement touched ${rows.length} rows; its WHERE must select by a unique key`);
+  }
+  return rows[0] ?? null;
+}
+
+/**
+ * consumeOne — `DELETE FROM table WHERE <where> RETURNING *`.
+ *
+ * Guarantee: of any number of concurrent callers with the same `where`, exactly one receives
+ * the row and every other gets `null`, on both dialects. On Postgres the losers block on the
+ * winner's row lock and then find the row gone; on SQLite the single writer connection runs
+ * the statements one after another. Use it for single-use things (challenges, nonces); never
+ * read-then-delete. `where` must select by a unique key.
+ */
+export async function consumeOne<T extends object>(db: Executor, table: string, where: Where): Promise<T | null> {
+  const rows = (await db(table).where(where).delete().returning('*')) as T[];
+  return assertSingle(table, rows);
+}
+
+/**
+ * transitionOne — `UPDATE table SET <set> WHERE <where> RETURNING *`.
+ *
+ * The WHERE clause is both selector and guard (`id = ? AND status = ? AND expires_at > ?`).
+ * Guarantee: concurrent callers whose guard the winner's update falsifies get `null`: on
+ * Postgres the losers wait for the winner's row lock and re-check the guard against the new
+ * row (READ COMMITTED re-evaluation); on SQLite the writer is serialised. A plain update is
+ * NOT this primitive: it would let two racers both "win". `where` must select by a unique key.
+ */
+export async function transitionOne<T extends object>(
+  db: Executor,
+  table: string,
+  where: Where,
+  set: Record<string, unknown>,
+): Promise<T | null> {
+  const rows = (await db(table).where(where).update(set).returning('*')) as T[];
+  return assertSingle(table, rows);
+}
+
+/**
+ * insertOrNull — `INSERT … ON CONFLICT (<key>) DO NOTHING RETURNING *`: the row when this
+ * caller created it, `null` when a row with that key already existed. Exactly one of several
+ * concurrent inserters of one key gets the row.
+ */
+export async function insertOrNull<T extends object>(
+  db: Executor,
+  table: string,
+  row: Record<string, unknown>,
+  conflictColumns: string[],
+): Promise<T | null> {
+  const rows = (await db(table).insert(row).onConflict(conflictColumns).ignore().returning('*')) as T[];
+  return rows[0] ?? null;
+}

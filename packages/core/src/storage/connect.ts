@@ -1,0 +1,79 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import knexFactory, { type Knex } from 'knex';
+import { dialectFor, type Dialect, type DialectKind } from './dialect.js';
+
+export interface DatabaseTarget {
+  kind: DialectKind;
+  knexConfig: Knex.Config;
+  /** A description without credentials, for logs. */
+  description: string;
+}
+
+/**
+ * Turns DATABASE_URL into a knex configuration.
+ *  - `postgres://user@host:5432/db[?schema=name]`: a pool; `schema` sets the search_path.
+ *  - `sqlite:<path>` (relative to the working directory, or absolute): WAL, a busy timeout
+ *    and ONE connection, so writers are serialised in-process (DESIGN §4).
+ */
+export function parseDatabaseUrl(databaseUrl: string, poolMax = 10): DatabaseTarget {
+  if (databaseUrl.startsWith('sqlite:')) {
+    const filename = databaseUrl.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
+    if (filename === '') throw new Error('sqlite: URL has no file path');
+    const absolute = filename === ':memory:' ? filename : resolve(filename);
+    return {
+      kind: 'sqlite',
+      description: `sqlite:${absolute}`,
+      knexConfig: {
+        client: 'better-sqlite3',
+        connection: { filename: absolute },
+        useNullAsDefault: true,
+        pool: {
+          min: 1,
+          max: 1,
+          afterCreate(conn: { pragma(sql: string): unknown }, done: (err: Error | null, conn: unknown) => void) {
+            try {
+              conn.pragma('journal_mode = WAL');
+              conn.pragma('busy_timeout = 5000');
+              conn.pragma('foreign_keys = ON');
+              conn.pragma('synchronous = NORMAL');
+              done(null, conn);
+            } catch (err) {
+              done(err as Error, conn);
+            }
+          },
+        },
+      },
+    };
+  }
+  const url = new URL(databaseUrl);
+  const schema = url.searchParams.get('schema');
+  url.searchParams.delete('schema');
+  const safe = new URL(url.toString());
+  safe.password = safe.password ? '***' : '';
+  return {
+    kind: 'postgres',
+    description: safe.toString(),
+    knexConfig: {
+      client: 'pg',
+      connection: url.toString(),
+      pool: { min: 0, max: poolMax },
+      ...(schema ? { searchPath: [schema] } : {}),
+    },
+  };
+}
+
+export interface Connection {
+  knex: Knex;
+  dialect: Dialect;
+  description: string;
+}
+
+export function connect(databaseUrl: string, poolMax?: number): Connection {
+  const target = parseDatabaseUrl(databaseUrl, poolMax);
+  if (target.kind === 'sqlite') {
+    const filename = (target.knexConfig.connection as { filename: string }).filename;
+    if (filename !== ':memory:') mkdirSync(dirname(filename), { recursive: true });
+  }
+  return { knex: knexFactory(target.knexConfig), dialect: dialectFor(target.kind), description: target.description };
+}

@@ -1,0 +1,91 @@
+import type { Knex } from 'knex';
+
+/**
+ * The ONE place that knows which database it is talking to (DESIGN §4, STYLE G6). Feature code
+ * calls these helpers and never branches on the dialect.
+ */
+export type DialectKind = 'postgres' | 'sqlite';
+
+export interface Dialect {
+  /** For diagnostics and this module's callers inside storage/ only. */
+  readonly kind: DialectKind;
+  /**
+   * Lock the selected rows for this transaction and skip rows another worker holds:
+   * `FOR UPDATE SKIP LOCKED` on Postgres. SQLite has one writer connection, so a transaction
+   * already excludes every other writer and the builder is returned unchanged.
+   */
+  lockRowsSkipLocked<T extends Knex.QueryBuilder>(qb: T): T;
+  /**
+   * Serialise writers of one table until the transaction ends (hash-chain appends, ledgers).
+   * Postgres takes an EXCLUSIVE table lock (readers still proceed); SQLite already serialises.
+   */
+  lockTableForWrites(trx: Knex.Transaction, table: string): Promise<void>;
+  /** Hold the migration lock until the transaction ends, so two processes never migrate at once. */
+  lockMigrations(trx: Knex.Transaction): Promise<void>;
+  /** A Date as this dialect stores it: a timestamptz on Postgres, fixed-width ISO-8601 UTC text on SQLite (so text order is time order). */
+  time(date: Date): Date | string;
+  /** A boolean as stored: native on Postgres, 0/1 on SQLite. */
+  bool(value: boolean): boolean | number;
+  /** A JSON value as stored: jsonb on Postgres, text on SQLite. */
+  json(value: unknown): unknown;
+}
+
+/** An arbitrary constant naming the migration advisory lock. */
+const MIGRATION_LOCK_KEY = 4_207_330_401;
+
+const postgres: Dialect = {
+  kind: 'postgres',
+  lockRowsSkipLocked: (qb) => qb.forUpdate().skipLocked() as typeof qb,
+  async lockTableForWrites(trx, table) {
+    await trx.raw('LOCK TABLE ?? IN EXCLUSIVE MODE', [table]);
+  },
+  async lockMigrations(trx) {
+    await trx.raw('SELECT pg_advisory_xact_lock(?)', [MIGRATION_LOCK_KEY]);
+  },
+  time: (date) => date,
+  bool: (value) => value,
+  json: (value) => JSON.stringify(value),
+};
+
+const sqlite: Dialect = {
+  kind: 'sqlite',
+  lockRowsSkipLocked: (qb) => qb,
+  async lockTableForWrites() {
+    // One writer connection: holding the transaction already excludes other writers.
+  },
+  async lockMigrations() {
+    // Same: the migration transaction is the only writer of this process.
+  },
+  time: (date) => date.toISOString(),
+  bool: (value) => (value ? 1 : 0),
+  json: (value) => JSON.stringify(value),
+};
+
+export function dialectFor(kind: DialectKind): Dialect {
+  return kind === 'postgres' ? postgres : sqlite;
+}
+
+/** A unique (or primary key) violation on either dialect: Postgres 23505, SQLite SQLITE_CONSTRAINT_UNIQUE / _PRIMARYKEY. */
+export function isUniqueViolation(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}
+
+/** Values read back from either dialect, normalised. */
+export function readTime(value: unknown): Date {
+  if (value instanceof Date) return value;
+  if (typeof value === 'string' || typeof value === 'number') return new Date(value);
+  throw new TypeError(`not a stored timestamp: ${typeof value}`);
+}
+
+export function readOptionalTime(value: unknown): Date | null {
+  return value === null || value === undefined ? null : readTime(value);
+}
+
+export function readBool(value: unknown): boolean {
+  return value === true || value === 1 || value === '1' || value === 't';
+}
+
+export function readJson<T = unknown>(value: unknown): T {
+  return (typeof value === 'string' ? JSON.parse(value) : value) as T;
+}

@@ -1,0 +1,16 @@
+export type { Knex } from 'knex';
+export {
+  dialectFor,
+  isUniqueViolation,
+  readTime,
+  readOptionalTime,
+  readBool,
+  readJson,
+  type Dialect,
+  type DialectKind,
+} from './dialect.js';
+export { connect, parseDatabaseUrl, type Connection, type DatabaseTarget } from './connect.js';
+export { consumeOne, transitionOne, insertOrNull, type Executor, type Where } from './conditional.js';
+export { createDatabase, type Database } from './database.js';
+export { runMigrations, appliedMigrations, checkMigrationSets, LEDGER_TABLE, type Migration, type MigrationSet } from './migrator.js';
+export { coreMigrations } from './migrations/001_core_schema.js';

@@ -1,0 +1,1 @@
+export { UserRepository, type UserInfo } from './repo.js';

@@ -1,0 +1,46 @@
+import type { Clock } from '../clock/index.js';
+import { readOptionalTime, readTime, type Database } from '../storage/index.js';
+
+/** The caller's own view of their account (spec: UserInfo). */
+export interface UserInfo {
+  id: string;
+  username: string | null;
+  nostr_pubkey: string | null;
+  premium_until: string | null;
+  premium_active: boolean;
+  created_at: string;
+}
+
+interface StoredUser {
+  id: string;
+  username: string | null;
+  nostr_pubkey: string | null;
+  premium_until: unknown;
+  created_at: unknown;
+}
+
+/** Reads of the users table needed by core; identity and directory add their own. */
+export class UserRepository {
+  constructor(
+    private readonly db: Database,
+    private readonly clock: Clock,
+  ) {}
+
+  async findInfo(userId: string): Promise<UserInfo | null> {
+    const row = (await this.db
+      .knex<StoredUser>('users')
+      .select('id', 'username', 'nostr_pubkey', 'premium_until', 'created_at')
+      .where({ id: userId })
+      .first()) as StoredUser | undefined;
+    if (!row) return null;
+    const premiumUntil = readOptionalTime(row.premium_until);
+    return {
+      id: row.id,
+      username: row.username,
+      nostr_pubkey: row.nostr_pubkey,
+      premium_until: premiumUntil?.toISOString() ?? null,
+      premium_active: premiumUntil !== null && premiumUntil > this.clock.now(),
+      created_at: readTime(row.created_at).toISOString(),
+    };
+  }
+}

@@ -1,0 +1,116 @@
+import { expect } from 'chai';
+import { eachDialect, seedSession, seedUser, useTestBackend } from '../../harness/index.js';
+
+async function sessionCount(t: { backend: { db: { knex: any } } }, where: Record<string, unknown> = {}) {
+  const [row] = await t.backend.db.knex('sessions').where(where).count({ n: '*' });
+  return Number(row.n);
+}
+
+eachDialect('sessions: refresh, logout, me', (dialect) => {
+  const t = useTestBackend(dialect);
+
+  it('refresh revokes the old session and issues a working new pair', async () => {
+    const { auth } = await seedSession(t.backend, 'web');
+    const res = await t.client.post('/api/v1/auth/refresh', { refresh_token: auth.refresh_token });
+    expect(res.status).to.equal(200);
+    expect(res.body).to.include({ token_type: 'Bearer', user_id: auth.user_id, platform: 'web' });
+    expect(res.body.refresh_token).to.not.equal(auth.refresh_token);
+    expect(res.headers.get('cache-control')).to.equal('no-store');
+    expect((await t.client.get('/api/v1/auth/me', { token: res.body.access_token })).status).to.equal(200);
+    // The old session is revoked, so its access token dies with it.
+    expect((await t.client.get('/api/v1/auth/me', { token: auth.access_token })).status).to.equal(401);
+    expect(await sessionCount(t, { revoked_at: null })).to.equal(1);
+  });
+
+  it('of 25 concurrent refreshes with one token exactly one gets 200 and the rest 401', async () => {
+    const { auth } = await seedSession(t.backend);
+    const results = await Promise.all(
+      Array.from({ length: 25 }, () => t.client.post('/api/v1/auth/refresh', { refresh_token: auth.refresh_token })),
+    );
+    const statuses = results.map((r) => r.status).sort();
+    expect(statuses.filter((s) => s === 200)).to.have.length(1);
+    expect(statuses.filter((s) => s === 401)).to.have.length(24);
+    for (const loser of results.filter((r) => r.status === 401)) expect(loser.body.error.code).to.equal('invalid_refresh_token');
+    expect(await sessionCount(t)).to.equal(2);
+    expect(await sessionCount(t, { revoked_at: null })).to.equal(1);
+  });
+
+  it('a rotated token is refused', async () => {
+    const { auth } = await seedSession(t.backend);
+    expect((await t.client.post('/api/v1/auth/refresh', { refresh_token: auth.refresh_token })).status).to.equal(200);
+    const again = await t.client.post('/api/v1/auth/refresh', { refresh_token: auth.refresh_token });
+    expect(again.status).to.equal(401);
+    expect(again.body.error.code).to.equal('invalid_refresh_token');
+  });
+
+  it('an expired refresh token is refused, and an expired access token too', async () => {
+    const { auth } = await seedSession(t.backend);
+    t.clock.advance(auth.expires_in * 1000 + 1000);
+    expect((await t.client.get('/api/v1/auth/me', { token: auth.access_token })).status).to.equal(401);
+    t.clock.advance(auth.refresh_expires_in * 1000);
+    expect((await t.client.post('/api/v1/auth/refresh', { refresh_token: auth.refresh_token })).status).to.equal(401);
+  });
+
+  it('an access token is not a refresh token, and a forged token is refused', async () => {
+    const { auth } = await seedSession(t.backend);
+    expect((await t.client.post('/api/v1/auth/refresh', { refresh_token: auth.access_token })).status).to.equal(401);
+    const [h, p] = auth.refresh_token.split('.');
+    const forged = `${h}.${p}.${'A'.repeat(43)}`;
+    expect((await t.client.post('/api/v1/auth/refresh', { refresh_token: forged })).status).to.equal(401);
+    expect((await t.client.get('/api/v1/auth/me', { token: auth.refresh_token })).status).to.equal(401);
+    expect(await sessionCount(t, { revoked_at: null })).to.equal(1);
+  });
+
+  it('logout revokes the session and is idempotent, also for unknown tokens', async () => {
+    const { auth } = await seedSession(t.backend);
+    for (let i = 0; i < 2; i++) {
+      const res = await t.client.post('/api/v1/auth/logout', { refresh_token: auth.refresh_token });
+      expect(res.status).to.equal(200);
+      expect(res.body).to.deep.equal({ ok: true });
+    }
+    expect((await t.client.post('/api/v1/auth/logout', { refresh_token: 'not-a-token' })).status).to.equal(200);
+    expect((await t.client.post('/api/v1/auth/refresh', { refresh_token: auth.refresh_token })).status).to.equal(401);
+    expect((await t.client.get('/api/v1/auth/me', { token: auth.access_token })).status).to.equal(401);
+  });
+
+  it('me returns the user; the guard answers 401 for missing, malformed and foreign-scheme tokens', async () => {
+    const { id } = await seedUser(t.backend, { username: 'alice', premiumUntil: new Date('2026-02-01T00:00:00Z') });
+    const auth = await t.backend.sessions.start(id, 'nostr');
+    const me = await t.client.get('/api/v1/auth/me', { token: auth.access_token });
+    expect(me.status).to.equal(200);
+    expect(me.body).to.deep.equal({
+      id,
+      username: 'alice',
+      nostr_pubkey: null,
+      premium_until: '2026-02-01T00:00:00.000Z',
+      premium_active: true,
+      created_at: '2026-01-01T00:00:00.000Z',
+    });
+    for (const authorization of [undefined, 'Bearer', 'Bearer x.y.z', `Basic ${auth.access_token}`, `Bearer  ${auth.access_token}`]) {
+      const res = await t.client.get('/api/v1/auth/me', { headers: authorization ? { authorization } : {} });
+      expect(res.status, String(authorization)).to.equal(401);
+      expect(res.body.error.code).to.equal('unauthorized');
+    }
+  });
+
+  it('a malformed refresh body is 400 with details and changes nothing', async () => {
+    const { auth } = await seedSession(t.backend);
+    for (const body of [{}, { refresh_token: 5 }, { refresh_token: '' }, { refresh_token: 'x'.repeat(5000) }]) {
+      const res = await t.client.post('/api/v1/auth/refresh', body);
+      expect(res.status).to.equal(400);
+      expect(res.body.error.code).to.equal('invalid_request');
+      expect(res.body.error.details[0].path).to.equal('body.refresh_token');
+    }
+    expect(await sessionCount(t, { revoked_at: null })).to.equal(1);
+    expect((await t.client.post('/api/v1/auth/refresh', { refresh_token: auth.refresh_token })).status).to.equal(200);
+  });
+
+  it('never logs tokens', async () => {
+    const { auth } = await seedSession(t.backend);
+    await t.client.post('/api/v1/auth/refresh', { refresh_token: auth.refresh_token });
+    await t.client.get('/api/v1/auth/me', { token: auth.access_token });
+    expect(t.logger.text()).to.not.include(auth.refresh_token);
+    expect(t.logger.text()).to.not.include(auth.access_token);
+    expect(t.logger.lines.filter((l) => l.msg === 'request')).to.have.length(2);
+  });
+});

@@ -1,0 +1,50 @@
+/** A response as the tests look at it. */
+export interface TestResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+export interface RequestOptions {
+  /** Sent as JSON. */
+  json?: unknown;
+  /** Sent as-is (string or bytes) with the given or no content type. */
+  raw?: string | Uint8Array;
+  token?: string;
+  headers?: Record<string, string>;
+}
+
+/** An HTTP client for a backend listening on loopback: real sockets, real parsing. */
+export class TestClient {
+  constructor(readonly baseUrl: string) {}
+
+  async request<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<TestResponse<T>> {
+    const headers: Record<string, string> = { ...(options.headers ?? {}) };
+    let body: string | Uint8Array | undefined;
+    if (options.json !== undefined) {
+      body = JSON.stringify(options.json);
+      headers['content-type'] ??= 'application/json';
+    } else if (options.raw !== undefined) {
+      body = options.raw;
+    }
+    if (options.token) headers.authorization = `Bearer ${options.token}`;
+    const response = await fetch(this.baseUrl + path, { method, headers, body });
+    const text = await response.text();
+    let parsed: unknown = undefined;
+    try {
+      parsed = text === '' ? undefined : JSON.parse(text);
+    } catch {
+      parsed = undefined;
+    }
+    return { status: response.status, headers: response.headers, body: parsed as T, text };
+  }
+
+  get<T = any>(path: string, options?: RequestOptions) {
+    return this.request<T>('GET', path, options);
+  }
+
+  post<T = any>(path: string, json?: unknown, options: RequestOptions = {}) {
+    return this.request<T>('POST', path, { ...options, ...(json === undefined ? {} : { json }) });
+  }
+}

@@ -1,0 +1,5 @@
+export * from './backend.js';
+export * from './client.js';
+export * from './users.js';
+export { freshPostgresUrl, PG_ADMIN_URL } from './postgres.js';
+export { freshSqliteUrl } from './sqlite.js';
