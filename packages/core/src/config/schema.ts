@@ -2,19 +2,19 @@ import * as v from 'valibot';
 
 const MIN_SECRET_LENGTH = 32;
 
-const secret = (what: string) =>
-  v.pipe(v.string(`${what} must be a string`), v.minLength(MIN_SECRET_LENGTH, `${what} must be at least ${MIN_SECRET_LENGTH} characters`));
+const secret = () =>
+  v.pipe(v.string('is required (a secret string)'), v.minLength(MIN_SECRET_LENGTH, `must be at least ${MIN_SECRET_LENGTH} characters`));
 
-const intInRange = (what: string, min: number, max: number) =>
+const intInRange = (min: number, max: number) =>
   v.pipe(
-    v.number(`${what} must be a number`),
-    v.integer(`${what} must be an integer`),
-    v.minValue(min, `${what} must be at least ${min}`),
-    v.maxValue(max, `${what} must be at most ${max}`),
+    v.number('must be a number'),
+    v.integer('must be an integer'),
+    v.minValue(min, `must be at least ${min}`),
+    v.maxValue(max, `must be at most ${max}`),
   );
 
 const httpUrl = v.pipe(
-  v.string('must be a string'),
+  v.string('is required (an http or https URL)'),
   v.url('must be an absolute URL'),
   v.check((value) => /^https?:\/\//i.test(value), 'must use http or https'),
   v.check((value) => !/[?#]/.test(value), 'must not carry a query or fragment'),
@@ -32,32 +32,32 @@ export const settingsSchema = v.object({
   publicApiUrl: httpUrl,
   /** `postgres://…` (production) or `sqlite:<path>` (embedded default). */
   databaseUrl: v.pipe(
-    v.string('must be a string'),
+    v.string('is required (postgres://… or sqlite:<path>)'),
     v.check((value) => /^(postgres|postgresql):\/\//.test(value) || /^sqlite:/.test(value), 'must start with postgres:// or sqlite:'),
   ),
   /** Upper bound of the Postgres pool (SQLite always runs one writer connection). */
-  databasePoolMax: v.optional(intInRange('databasePoolMax', 1, 100), 10),
+  databasePoolMax: v.optional(intInRange(1, 100), 10),
   nodeEnv: v.optional(v.picklist(['development', 'production', 'test'], 'must be development, production or test'), 'development'),
   /** Signs user access and refresh JWTs (HS256). */
-  jwtSecret: secret('jwtSecret'),
+  jwtSecret: secret(),
   /** Keys the HMAC that peppers identity hashes and refresh-token hashes. */
-  pepperSecret: secret('pepperSecret'),
+  pepperSecret: secret(),
   /** Keys the HMAC that turns client IPs into the only form ever stored. */
-  ipHashSalt: secret('ipHashSalt'),
+  ipHashSalt: secret(),
   /** Keys the MACs over admin keys and the setup latch; separate from the database URL (spec, General rule 4). */
-  adminKeyIntegritySecret: v.optional(secret('adminKeyIntegritySecret')),
-  accessTokenTtlSec: v.optional(intInRange('accessTokenTtlSec', 60, DAY_SEC), 900),
-  refreshTokenTtlSec: v.optional(intInRange('refreshTokenTtlSec', 3_600, 365 * DAY_SEC), 30 * DAY_SEC),
-  challengeTtlSec: v.optional(intInRange('challengeTtlSec', 30, 3_600), 300),
-  challengeSweepIntervalSec: v.optional(intInRange('challengeSweepIntervalSec', 1, DAY_SEC), 60),
+  adminKeyIntegritySecret: v.optional(secret()),
+  accessTokenTtlSec: v.optional(intInRange(60, DAY_SEC), 900),
+  refreshTokenTtlSec: v.optional(intInRange(3_600, 365 * DAY_SEC), 30 * DAY_SEC),
+  challengeTtlSec: v.optional(intInRange(30, 3_600), 300),
+  challengeSweepIntervalSec: v.optional(intInRange(1, DAY_SEC), 60),
   /** Addresses or CIDR blocks of reverse proxies whose X-Forwarded-For is believed. Empty: the socket address is the client. */
   trustedProxies: v.optional(v.array(v.string('must be a list of strings')), []),
-  bodyLimitBytes: v.optional(intInRange('bodyLimitBytes', 1_024, 16 * 1_048_576), 262_144),
+  bodyLimitBytes: v.optional(intInRange(1_024, 16 * 1_048_576), 262_144),
   /** The unauthenticated-surface limiter: at most `rateLimitMax` requests per client IP per window. */
-  rateLimitWindowSec: v.optional(intInRange('rateLimitWindowSec', 1, DAY_SEC), 60),
-  rateLimitMax: v.optional(intInRange('rateLimitMax', 1, 1_000_000), 120),
+  rateLimitWindowSec: v.optional(intInRange(1, DAY_SEC), 60),
+  rateLimitMax: v.optional(intInRange(1, 1_000_000), 120),
   /** Bound on any single upstream call (chain nodes, price feed, payment processor). */
-  upstreamTimeoutMs: v.optional(intInRange('upstreamTimeoutMs', 100, 120_000), 5_000),
+  upstreamTimeoutMs: v.optional(intInRange(100, 120_000), 5_000),
   /** Run the background scheduler in this process (turn off on API-only replicas). */
   schedulerEnabled: v.optional(v.boolean('must be true or false'), true),
 });

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Context, Next } from 'koa';
-import { coreErrors, isWalletError, WalletError } from '../errors/index.js';
+import { coreErrors, isWalletError, type WalletError } from '../errors/index.js';
 import { describeError, type Logger } from '../logger/index.js';
 import { isUniqueViolation } from '../storage/index.js';
 

@@ -1,0 +1,80 @@
+import { resolve } from 'node:path';
+import type { LogLevel, WalletBackendConfig, WalletPlugin } from '@wallet/backend-core';
+import { settingsFromEnv, type Env } from './env.js';
+import { loadDevSecrets, SECRET_KEYS } from './secrets.js';
+
+export interface ServerConfig {
+  /** Everything createWalletBackend needs except the logger. */
+  backend: WalletBackendConfig;
+  host: string;
+  port: number;
+  dataDir: string;
+  logLevel: LogLevel;
+  /** Problems found while reading the environment itself (core validates the rest). */
+  problems: string[];
+  /** Things the operator should hear about (generated development secrets). */
+  notices: string[];
+}
+
+const LOG_LEVELS = new Set(['debug', 'info', 'warn', 'error', 'silent']);
+
+/** Feature plugins selected by the environment; each arrives with its feature's issue. */
+export function pluginsFromEnv(_env: Env): WalletPlugin[] {
+  return [];
+}
+
+/**
+ * Environment → configuration for the reference server and the CLI. With no environment at
+ * all it gives a working development setup: SQLite under ./data, 127.0.0.1:8080, secrets
+ * generated once into the data directory. With NODE_ENV=production nothing is invented:
+ * PUBLIC_API_URL and every secret must be given.
+ */
+export function loadServerConfig(env: Env, options: { createDevSecrets?: boolean } = {}): ServerConfig {
+  const problems: string[] = [];
+  const notices: string[] = [];
+  const production = env.NODE_ENV === 'production';
+  const dataDir = resolve(env.DATA_DIR ?? 'data');
+  const host = env.HOST ?? '127.0.0.1';
+  const portText = env.PORT ?? '8080';
+  const port = /^\d{1,5}$/.test(portText) && Number(portText) <= 65_535 ? Number(portText) : NaN;
+  if (Number.isNaN(port)) problems.push(`PORT: "${portText}" is not a port number (0-65535)`);
+  let logLevel = (env.LOG_LEVEL ?? 'info') as LogLevel;
+  if (!LOG_LEVELS.has(logLevel)) {
+    problems.push(`LOG_LEVEL: must be one of ${[...LOG_LEVELS].join(', ')}`);
+    logLevel = 'info';
+  }
+
+  const settings = settingsFromEnv(env);
+  settings.nodeEnv ??= (env.NODE_ENV as 'development' | 'production' | 'test' | undefined) ?? 'development';
+  settings.databaseUrl ??= `sqlite:${resolve(dataDir, 'wallet.db')}`;
+
+  if (production) {
+    if (settings.publicApiUrl === undefined) problems.push('PUBLIC_API_URL: required in production (the canonical URL wallets sign against)');
+    for (const key of ['jwtSecret', 'pepperSecret', 'ipHashSalt'] as const) {
+      if (settings[key] === undefined) problems.push(`${key.replace(/([A-Z])/g, '_$1').toUpperCase()}: required in production; development secrets are never used there`);
+    }
+  } else {
+    settings.publicApiUrl ??= `http://${host.includes(':') ? `[${host}]` : host}:${Number.isNaN(port) ? 8080 : port}`;
+    const missing = SECRET_KEYS.filter((key) => settings[key] === undefined);
+    if (missing.length > 0) {
+      const dev = loadDevSecrets(dataDir, { create: options.createDevSecrets ?? true });
+      if (dev.secrets) {
+        for (const key of missing) settings[key] = dev.secrets[key];
+        if (dev.created) notices.push(`generated development secrets into ${dev.path}: fine for development, never for production (set NODE_ENV=production and real secrets there)`);
+      } else {
+        notices.push(`development secrets will be generated into ${dev.path} on first start`);
+        for (const key of missing) settings[key] = `placeholder-${key}-${'x'.repeat(32)}`;
+      }
+    }
+  }
+
+  return {
+    backend: { ...settings, plugins: pluginsFromEnv(env) } as WalletBackendConfig,
+    host,
+    port,
+    dataDir,
+    logLevel,
+    problems,
+    notices,
+  };
+}

@@ -1,0 +1,61 @@
+import { envNameOf, type SettingsInput } from '@wallet/backend-core';
+
+type Kind = 'string' | 'int' | 'bool' | 'list';
+
+/**
+ * How each core setting is read from its environment variable (named by `envNameOf`:
+ * `publicApiUrl` ⇄ `PUBLIC_API_URL`). `satisfies` keeps this table complete: a new setting
+ * without an entry here does not compile.
+ */
+const SETTING_KINDS = {
+  publicApiUrl: 'string',
+  databaseUrl: 'string',
+  databasePoolMax: 'int',
+  nodeEnv: 'string',
+  jwtSecret: 'string',
+  pepperSecret: 'string',
+  ipHashSalt: 'string',
+  adminKeyIntegritySecret: 'string',
+  accessTokenTtlSec: 'int',
+  refreshTokenTtlSec: 'int',
+  challengeTtlSec: 'int',
+  challengeSweepIntervalSec: 'int',
+  trustedProxies: 'list',
+  bodyLimitBytes: 'int',
+  rateLimitWindowSec: 'int',
+  rateLimitMax: 'int',
+  upstreamTimeoutMs: 'int',
+  schedulerEnabled: 'bool',
+} as const satisfies Record<keyof Required<SettingsInput>, Kind>;
+
+export type Env = Record<string, string | undefined>;
+
+/** A value as the schema should see it; text that is not of the kind passes through unchanged so the schema names the problem. */
+function convert(kind: Kind, raw: string): unknown {
+  const value = raw.trim();
+  switch (kind) {
+    case 'int':
+      return /^-?\d+$/.test(value) ? Number(value) : value;
+    case 'bool':
+      if (/^(true|1|yes|on)$/i.test(value)) return true;
+      if (/^(false|0|no|off)$/i.test(value)) return false;
+      return value;
+    case 'list':
+      return value === '' ? [] : value.split(',').map((item) => item.trim()).filter((item) => item !== '');
+    default:
+      return raw;
+  }
+}
+
+/** Core settings present in the environment; absent variables are left out so defaults apply. */
+export function settingsFromEnv(env: Env): Partial<SettingsInput> {
+  const settings: Record<string, unknown> = {};
+  for (const [key, kind] of Object.entries(SETTING_KINDS)) {
+    const raw = env[envNameOf(key)];
+    if (raw !== undefined && raw !== '') settings[key] = convert(kind, raw);
+  }
+  return settings as Partial<SettingsInput>;
+}
+
+/** The environment variable of every core setting, for docs and `config check`. */
+export const SETTING_ENV_NAMES: readonly string[] = Object.keys(SETTING_KINDS).map(envNameOf);
