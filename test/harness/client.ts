@@ -48,3 +48,13 @@ export class TestClient {
     return this.request<T>('POST', path, { ...options, ...(json === undefined ? {} : { json }) });
   }
 }
+
+/** The error a promise rejects with; fails the test when it resolves instead. */
+export async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
+  return promise.then(
+    (value) => {
+      throw new Error(`expected a rejection, got ${JSON.stringify(value)?.slice(0, 200)}`);
+    },
+    (err: unknown) => err,
+  );
+}

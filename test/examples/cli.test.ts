@@ -1,0 +1,89 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import { runCli, type CliIo } from '@wallet/cli';
+import { eachDialect, freshDatabaseUrl, spawnEntry, TEST_SECRETS } from '../harness/index.js';
+
+function captureIo(env: Record<string, string>): CliIo & { stdout: string[]; stderr: string[] } {
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  return { env, out: (l) => stdout.push(l), err: (l) => stderr.push(l), stdout, stderr };
+}
+
+const SECRETS = { JWT_SECRET: TEST_SECRETS.jwtSecret, PEPPER_SECRET: TEST_SECRETS.pepperSecret, IP_HASH_SALT: TEST_SECRETS.ipHashSalt };
+
+eachDialect('wallet-backend CLI', (dialect) => {
+  let dataDir: string;
+  beforeEach(() => (dataDir = mkdtempSync(join(tmpdir(), 'wallet-cli-'))));
+  afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('migrate applies core migrations once, then reports up to date; --status lists them', async () => {
+    const env = { DATA_DIR: dataDir, DATABASE_URL: await freshDatabaseUrl(dialect), ...SECRETS };
+    const first = captureIo(env);
+    expect(await runCli(['migrate'], first)).to.equal(0);
+    expect(first.stdout).to.include('applied core/001_core_schema');
+    const second = captureIo(env);
+    expect(await runCli(['migrate'], second)).to.equal(0);
+    expect(second.stdout).to.include('already up to date');
+    const status = captureIo(env);
+    expect(await runCli(['migrate', '--status'], status)).to.equal(0);
+    expect(status.stdout).to.include('  core/001_core_schema');
+  });
+
+  it('config check accepts a sound configuration without touching the database', async () => {
+    const io = captureIo({ DATA_DIR: dataDir, DATABASE_URL: await freshDatabaseUrl(dialect), ...SECRETS });
+    expect(await runCli(['config', 'check'], io)).to.equal(0);
+    expect(io.stdout.join('\n')).to.match(/configuration is valid \(environment: development, database: (sqlite|postgres)/);
+    expect(io.stderr).to.deep.equal([]);
+  });
+});
+
+describe('wallet-backend CLI (no database)', () => {
+  it('config check lists every violation at once and exits 1', async () => {
+    const io = captureIo({
+      PUBLIC_API_URL: 'ftp://wallet',
+      JWT_SECRET: 'short',
+      PEPPER_SECRET: TEST_SECRETS.pepperSecret,
+      IP_HASH_SALT: TEST_SECRETS.pepperSecret,
+      RATE_LIMIT_MAX: '0',
+      TRUSTED_PROXIES: '10.0.0.0/8, not-an-ip',
+      DATABASE_URL: 'mysql://nope',
+    });
+    expect(await runCli(['config', 'check'], io)).to.equal(1);
+    const err = io.stderr.join('\n');
+    expect(err).to.match(/configuration is invalid \(\d+ problems\)/);
+    for (const name of ['PUBLIC_API_URL', 'JWT_SECRET', 'RATE_LIMIT_MAX', 'DATABASE_URL']) expect(err).to.include(name);
+    expect(io.stdout.join('\n')).to.not.include('configuration is valid');
+  });
+
+  it('config check in development does not create secrets, and notes that start-up will', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'wallet-cli-'));
+    try {
+      const io = captureIo({ DATA_DIR: dataDir });
+      expect(await runCli(['config', 'check'], io)).to.equal(0);
+      expect(io.stdout.join('\n')).to.include('will be generated');
+      expect(await runCli(['config', 'check'], io)).to.equal(0);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('an unknown command exits non-zero', async () => {
+    const io = captureIo({});
+    expect(await runCli(['frobnicate'], io)).to.not.equal(0);
+    expect(io.stderr.join('\n')).to.include('unknown command');
+  });
+
+  it('the real binary exits 1 with the problems on stderr', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'wallet-cli-bin-'));
+    try {
+      const cli = spawnEntry('examples/cli/src/main.ts', ['config', 'check'], { cwd, env: { NODE_ENV: 'production' } });
+      expect(await cli.exited).to.equal(1);
+      expect(cli.stderr()).to.include('PUBLIC_API_URL');
+      expect(cli.stderr()).to.include('JWT_SECRET');
+    } finally {
+      rmSync(cwd, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,107 @@
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import { BootError } from '@wallet/backend-core';
+import { DEV_SECRETS_FILE, startServer, type RunningServer } from '@wallet/server';
+import { eachDialect, freshDatabaseUrl, spawnEntry, TestClient, TEST_SECRETS } from '../harness/index.js';
+
+const PRODUCTION_SECRETS = {
+  JWT_SECRET: TEST_SECRETS.jwtSecret,
+  PEPPER_SECRET: TEST_SECRETS.pepperSecret,
+  IP_HASH_SALT: TEST_SECRETS.ipHashSalt,
+};
+
+eachDialect('reference server', (dialect) => {
+  let dataDir: string;
+  let running: RunningServer | undefined;
+  let lines: string[];
+
+  beforeEach(() => {
+    dataDir = mkdtempSync(join(tmpdir(), 'wallet-server-'));
+    lines = [];
+  });
+  afterEach(async () => {
+    await running?.close();
+    running = undefined;
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const start = async (env: Record<string, string>) => {
+    running = await startServer({ DATA_DIR: dataDir, PORT: '0', DATABASE_URL: await freshDatabaseUrl(dialect), ...env }, { write: (l) => lines.push(l) });
+    return new TestClient(running.url);
+  };
+
+  it('serves /api/v1/health with no configuration, generating development secrets once', async () => {
+    const client = await start({});
+    expect((await client.get('/api/v1/health')).body).to.deep.equal({ status: 'ok' });
+    const secretsPath = join(dataDir, DEV_SECRETS_FILE);
+    expect(statSync(secretsPath).mode & 0o777).to.equal(0o600);
+    const first = readFileSync(secretsPath, 'utf8');
+    expect(lines.filter((l) => l.includes('generated development secrets'))).to.have.length(1);
+    expect(lines.some((l) => l.includes('"msg":"listening"'))).to.equal(true);
+
+    await running!.close();
+    lines = [];
+    running = await startServer({ DATA_DIR: dataDir, PORT: '0', DATABASE_URL: await freshDatabaseUrl(dialect) }, { write: (l) => lines.push(l) });
+    expect(readFileSync(secretsPath, 'utf8')).to.equal(first);
+    expect(lines.some((l) => l.includes('generated development secrets'))).to.equal(false);
+  });
+
+  it('logs one line per request with method, path, status and ms; never tokens, query strings or client IPs', async () => {
+    const client = await start({});
+    await client.get('/api/v1/health?secret=zzz', { headers: { authorization: 'Bearer sekrit.token.value' } });
+    await client.post('/api/v1/auth/refresh', { refresh_token: 'sekrit-refresh' });
+    const requests = lines.filter((l) => l.includes('"msg":"request"')).map((l) => JSON.parse(l));
+    expect(requests).to.have.length(2);
+    expect(requests[0]).to.include({ method: 'GET', path: '/api/v1/health', status: 200 });
+    expect(requests[0].ms).to.be.a('number');
+    expect(requests[1]).to.include({ method: 'POST', path: '/api/v1/auth/refresh', status: 401 });
+    const text = requests.map((r) => JSON.stringify(r)).join('\n');
+    for (const secret of ['sekrit', 'zzz', '127.0.0.1', '::1']) expect(text).to.not.include(secret);
+  });
+
+  it('refuses to start in production without real secrets, listing every missing one', async () => {
+    const err = await start({ NODE_ENV: 'production', RATE_LIMIT_MAX: 'lots' }).then(
+      () => expect.fail('started'),
+      (e: unknown) => e,
+    );
+    expect(err).to.be.instanceOf(BootError);
+    const problems = (err as BootError).problems.join('\n');
+    for (const name of ['PUBLIC_API_URL', 'JWT_SECRET', 'PEPPER_SECRET', 'IP_HASH_SALT', 'RATE_LIMIT_MAX']) expect(problems).to.include(name);
+    expect(() => statSync(join(dataDir, DEV_SECRETS_FILE))).to.throw();
+  });
+
+  it('starts in production with real secrets and never writes development secrets', async () => {
+    const client = await start({ NODE_ENV: 'production', PUBLIC_API_URL: 'https://wallet.example.test', ...PRODUCTION_SECRETS });
+    expect((await client.get('/api/v1/health')).status).to.equal(200);
+    expect(() => statSync(join(dataDir, DEV_SECRETS_FILE))).to.throw();
+  });
+});
+
+describe('reference server binary', () => {
+  let dataDir: string;
+  beforeEach(() => (dataDir = mkdtempSync(join(tmpdir(), 'wallet-server-bin-'))));
+  afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('starts with no configuration, serves, and exits 0 on SIGTERM', async () => {
+    const server = spawnEntry('examples/server/src/main.ts', [], { cwd: dataDir, env: { PORT: '0' } });
+    try {
+      await server.waitFor('"msg":"listening"');
+      const url = JSON.parse(server.stdout().split('\n').find((l) => l.includes('"msg":"listening"'))!).url as string;
+      expect((await new TestClient(url).get('/api/v1/health')).status).to.equal(200);
+      server.child.kill('SIGTERM');
+      expect(await server.exited).to.equal(0);
+      expect(server.stdout()).to.include('shutting down');
+      expect(statSync(join(dataDir, 'data', 'wallet.db')).isFile()).to.equal(true);
+    } finally {
+      server.child.kill('SIGKILL');
+    }
+  });
+
+  it('exits 1 with every problem on stderr when production configuration is incomplete', async () => {
+    const server = spawnEntry('examples/server/src/main.ts', [], { cwd: dataDir, env: { NODE_ENV: 'production', PORT: 'nope' } });
+    expect(await server.exited).to.equal(1);
+    for (const name of ['PORT', 'PUBLIC_API_URL', 'JWT_SECRET', 'PEPPER_SECRET', 'IP_HASH_SALT']) expect(server.stderr()).to.include(name);
+  });
+});
