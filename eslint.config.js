@@ -21,14 +21,16 @@ export default tseslint.config(
   {
     // DESIGN §4 / STYLE G6: dialect knowledge lives in storage/ only.
     files: ['packages/*/src/**/*.ts'],
-    ignores: ['packages/core/src/storage/**'],
     rules: {
       'no-restricted-imports': ['error', {
         paths: [
           { name: 'pg', message: 'Dialect code belongs in core/src/storage.' },
           { name: 'better-sqlite3', message: 'Dialect code belongs in core/src/storage.' },
         ],
-        patterns: [{ group: ['**/storage/*/**', '**/storage/dialect*'], message: 'Import storage through its index.' }],
+        // STYLE G1: a concern folder's index.ts is its only public face.
+        patterns: [
+          { group: ['../*/*', '!../*/index.js', './*/*', '!./*/index.js', '../../*'], message: 'Import another concern through its index.ts.' },
+        ],
       }],
     },
   },

@@ -26,7 +26,7 @@ import {
 import { createJsonLogger, type Logger } from './logger/index.js';
 import { BootError, checkPluginSet, RouteRegistry, type PluginContext, type PublicSettings, type WalletPlugin } from './plugin/index.js';
 import { LeaseRepository, Scheduler } from './scheduler/index.js';
-import { systemPlugin } from './system/plugin.js';
+import { systemPlugin } from './system/index.js';
 import { connect, createDatabase, runMigrations, type Database } from './storage/index.js';
 
 /** Settings plus what cannot come from the environment: plugins and injected services. */

@@ -27,7 +27,7 @@ const DAY_SEC = 86_400;
  * reference server (`publicApiUrl` ⇄ `PUBLIC_API_URL`); features bring their own settings in
  * their plugin's options. Defaults are recorded in docs/decisions.md.
  */
-export const settingsSchema = v.object({
+export const settingsSchema = v.strictObject({
   /** Canonical public URL of the API root, without `/api/v1`; NIP-98 proofs are checked against it, never against the Host header. */
   publicApiUrl: httpUrl,
   /** `postgres://…` (production) or `sqlite:<path>` (embedded default). */
@@ -60,7 +60,7 @@ export const settingsSchema = v.object({
   upstreamTimeoutMs: v.optional(intInRange(100, 120_000), 5_000),
   /** Run the background scheduler in this process (turn off on API-only replicas). */
   schedulerEnabled: v.optional(v.boolean('must be true or false'), true),
-});
+}, 'is not a known setting');
 
 export type SettingsInput = v.InferInput<typeof settingsSchema>;
 export type Settings = v.InferOutput<typeof settingsSchema>;

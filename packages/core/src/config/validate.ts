@@ -20,6 +20,8 @@ export function validateSettings(input: unknown): SettingsVerdict {
   if (!parsed.success) {
     const violations = parsed.issues.map((issue) => {
       const key = v.getDotPath(issue) ?? '(settings)';
+      // An unknown key has no environment variable; naming one would mislead.
+      if (issue.type === 'strict_object') return `${key}: ${issue.message}`;
       const head = key.split('.')[0] ?? key;
       return `${key} (${envNameOf(head)}): ${issue.message}`;
     });

@@ -12,16 +12,15 @@ export interface WalletErrorOptions {
 }
 
 /**
- * The single error type of the backend. The HTTP kit renders it as
- * `{"error": {"code", "message", "details"?}}`; a 5xx never exposes its message to the client.
+ * The single error type of the backend, always built from a catalogue (`defineErrors`), so its
+ * message is written by us and safe to show. The HTTP kit renders it as
+ * `{"error": {"code", "message", "details"?}}`; the `cause` is logged, never sent.
  */
 export class WalletError extends Error {
   readonly code: string;
   readonly status: number;
   readonly details: ErrorDetail[] | undefined;
   readonly headers: Record<string, string>;
-  /** Client errors carry their message to the caller; server errors never do (Koa's `expose`). */
-  readonly expose: boolean;
 
   constructor(code: string, status: number, message: string, options: Omit<WalletErrorOptions, 'message'> = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -30,7 +29,6 @@ export class WalletError extends Error {
     this.status = status;
     this.details = options.details;
     this.headers = options.headers ?? {};
-    this.expose = status < 500;
   }
 }
 

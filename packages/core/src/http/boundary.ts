@@ -54,7 +54,9 @@ export function requestBoundary(baseLogger: Logger) {
       ctx.body = {
         error: {
           code: error.code,
-          message: error.expose ? error.message : coreErrors.specs.internal_error.message,
+          // Catalogue messages are ours to show (an upstream 503 names its upstream); anything
+          // unexpected was already turned into internal_error's generic text by toWalletError.
+          message: error.message,
           ...(error.details ? { details: error.details } : {}),
           ...(error.status >= 500 ? { request_id: requestId } : {}),
         },

@@ -28,6 +28,8 @@ export function parseDatabaseUrl(databaseUrl: string, poolMax = 10): DatabaseTar
         client: 'better-sqlite3',
         connection: { filename: absolute },
         useNullAsDefault: true,
+        // One connection: a query that waits this long is starved (a deadlock bug), not slow.
+        acquireConnectionTimeout: 10_000,
         pool: {
           min: 1,
           max: 1,
@@ -58,6 +60,7 @@ export function parseDatabaseUrl(databaseUrl: string, poolMax = 10): DatabaseTar
       client: 'pg',
       connection: url.toString(),
       pool: { min: 0, max: poolMax },
+      acquireConnectionTimeout: 10_000,
       ...(schema ? { searchPath: [schema] } : {}),
     },
   };

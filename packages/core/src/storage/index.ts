@@ -13,4 +13,4 @@ export { connect, parseDatabaseUrl, type Connection, type DatabaseTarget } from 
 export { consumeOne, transitionOne, insertOrNull, type Executor, type Where } from './conditional.js';
 export { createDatabase, type Database } from './database.js';
 export { runMigrations, appliedMigrations, checkMigrationSets, LEDGER_TABLE, type Migration, type MigrationSet } from './migrator.js';
-export { coreMigrations } from './migrations/001_core_schema.js';
+export { coreMigrations } from './migrations/index.js';

@@ -40,5 +40,3 @@ export const coreSchema: Migration = {
     });
   },
 };
-
-export const coreMigrations: readonly Migration[] = [coreSchema];

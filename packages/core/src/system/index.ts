@@ -1,0 +1,1 @@
+export { systemPlugin } from './plugin.js';
