@@ -4,3 +4,4 @@ export * from './users.js';
 export { freshPostgresUrl, PG_ADMIN_URL } from './postgres.js';
 export { freshSqliteUrl } from './sqlite.js';
 export * from './processes.js';
+export * from './hostile.js';

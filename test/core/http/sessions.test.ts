@@ -68,7 +68,11 @@ eachDialect('sessions: refresh, logout, me', (dialect) => {
       expect(res.status).to.equal(200);
       expect(res.body).to.deep.equal({ ok: true });
     }
-    expect((await t.client.post('/api/v1/auth/logout', { refresh_token: 'not-a-token' })).status).to.equal(200);
+    const unknown = `${auth.refresh_token.split('.').slice(0, 2).join('.')}.${'B'.repeat(43)}`;
+    expect((await t.client.post('/api/v1/auth/logout', { refresh_token: unknown })).status).to.equal(200);
+    const malformed = await t.client.post('/api/v1/auth/logout', { refresh_token: 'not-a-token' });
+    expect(malformed.status).to.equal(400);
+    expect(malformed.body.error.code).to.equal('invalid_request');
     expect((await t.client.post('/api/v1/auth/refresh', { refresh_token: auth.refresh_token })).status).to.equal(401);
     expect((await t.client.get('/api/v1/auth/me', { token: auth.access_token })).status).to.equal(401);
   });
@@ -95,7 +99,7 @@ eachDialect('sessions: refresh, logout, me', (dialect) => {
 
   it('a malformed refresh body is 400 with details and changes nothing', async () => {
     const { auth } = await seedSession(t.backend);
-    for (const body of [{}, { refresh_token: 5 }, { refresh_token: '' }, { refresh_token: 'x'.repeat(5000) }]) {
+    for (const body of [{}, { refresh_token: 5 }, { refresh_token: '' }, { refresh_token: 'x'.repeat(5000) }, { refresh_token: 'a.b' }]) {
       const res = await t.client.post('/api/v1/auth/refresh', body);
       expect(res.status).to.equal(400);
       expect(res.body.error.code).to.equal('invalid_request');

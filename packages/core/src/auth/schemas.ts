@@ -1,7 +1,12 @@
 import * as v from 'valibot';
 
-/** JWTs are a few hundred bytes; the bound keeps hostile input from reaching the verifier. */
-const jwt = v.pipe(v.string('must be a string'), v.minLength(1, 'must not be empty'), v.maxLength(4096, 'is too long'));
+/** A compact JWS (three base64url segments); JWTs are a few hundred bytes, the bound keeps hostile input away from the verifier. */
+const jwt = v.pipe(
+  v.string('must be a string'),
+  v.minLength(1, 'must not be empty'),
+  v.maxLength(4096, 'is too long'),
+  v.regex(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/, 'must be a JWT'),
+);
 
 export const refreshTokenRequest = v.object({ refresh_token: jwt });
 
