@@ -11,17 +11,17 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',
-      'no-restricted-syntax': [
-        'error',
-        // DESIGN §4: time comes from the injected clock, never from SQL now().
-        { selector: "Literal[value=/\\bnow\\(\\)/i]", message: 'Use the injected clock, not SQL now().' },
-      ],
     },
   },
   {
-    // DESIGN §4 / STYLE G6: dialect knowledge lives in storage/ only.
+    // DESIGN §4 / STYLE G6: dialect knowledge lives in storage/ only; time comes from the
+    // injected clock, never from SQL now().
     files: ['packages/*/src/**/*.ts'],
     rules: {
+      'no-restricted-syntax': [
+        'error',
+        { selector: "Literal[value=/\\bnow\\(\\)/i]", message: 'Use the injected clock, not SQL now().' },
+      ],
       'no-restricted-imports': ['error', {
         paths: [
           { name: 'pg', message: 'Dialect code belongs in core/src/storage.' },

@@ -111,6 +111,8 @@ export async function createWalletBackend(config: WalletBackendConfig): Promise<
   const early = [...verdict.violations, ...checkPluginSet(allPlugins, given)];
   if (!verdict.ok || early.length > 0) throw new BootError(early);
   const settings = verdict.settings;
+  // Everything that can refuse the configuration happens before the pool exists.
+  const resolveClientIp = createClientIpResolver(settings.trustedProxies);
 
   const connection = connect(settings.databaseUrl, settings.databasePoolMax);
   const db = createDatabase(connection.knex, connection.dialect);
@@ -172,7 +174,7 @@ export async function createWalletBackend(config: WalletBackendConfig): Promise<
   const kit: RouteKit = {
     logger,
     clock,
-    resolveClientIp: createClientIpResolver(settings.trustedProxies),
+    resolveClientIp,
     bodyLimitBytes: settings.bodyLimitBytes,
     limiter: {
       store: rateLimitStore ?? new MemoryRateLimitStore(),

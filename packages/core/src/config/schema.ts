@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { isAddressOrCidr } from './rules.js';
 
 const MIN_SECRET_LENGTH = 32;
 
@@ -51,7 +52,10 @@ export const settingsSchema = v.strictObject({
   challengeTtlSec: v.optional(intInRange(30, 3_600), 300),
   challengeSweepIntervalSec: v.optional(intInRange(1, DAY_SEC), 60),
   /** Addresses or CIDR blocks of reverse proxies whose X-Forwarded-For is believed. Empty: the socket address is the client. */
-  trustedProxies: v.optional(v.array(v.string('must be a list of strings')), []),
+  trustedProxies: v.optional(
+    v.array(v.pipe(v.string('must be a list of strings'), v.check(isAddressOrCidr, (issue) => `"${String(issue.input)}" is not an IP address or CIDR block`))),
+    [],
+  ),
   bodyLimitBytes: v.optional(intInRange(1_024, 16 * 1_048_576), 262_144),
   /** The unauthenticated-surface limiter: at most `rateLimitMax` requests per client IP per window. */
   rateLimitWindowSec: v.optional(intInRange(1, DAY_SEC), 60),

@@ -19,10 +19,20 @@ export type ClientIpResolver = (socketAddress: string | undefined, forwardedFor:
 export function createClientIpResolver(trustedProxies: readonly string[]): ClientIpResolver {
   const trusted = new BlockList();
   for (const entry of trustedProxies) {
-    const [address, prefix] = entry.split('/') as [string, string | undefined];
-    const family = isIP(address) === 6 ? 'ipv6' : 'ipv4';
-    if (prefix === undefined) trusted.addAddress(normaliseIp(address), family);
-    else trusted.addSubnet(normaliseIp(address), Number(prefix), family);
+    const [written, prefixText] = entry.split('/') as [string, string | undefined];
+    // Clients are compared in normalised form, so `::ffff:10.0.0.1[/104]` becomes IPv4
+    // `10.0.0.1[/8]`; a mapped range wider than /96 spans more than IPv4 and stays IPv6.
+    const address = normaliseIp(written);
+    const mapped = address !== written.trim().toLowerCase() && isIP(address) === 4;
+    const prefix = prefixText === undefined ? undefined : Number(prefixText);
+    if (mapped && (prefix === undefined || prefix >= 96)) {
+      if (prefix === undefined) trusted.addAddress(address, 'ipv4');
+      else trusted.addSubnet(address, prefix - 96, 'ipv4');
+    } else {
+      const family = isIP(written) === 6 ? 'ipv6' : 'ipv4';
+      if (prefix === undefined) trusted.addAddress(written, family);
+      else trusted.addSubnet(written, prefix, family);
+    }
   }
   const isTrusted = (ip: string) => {
     const family = isIP(ip);

@@ -1,0 +1,141 @@
+import { expect } from 'chai';
+import * as v from 'valibot';
+import { defineRoute, type WalletPlugin } from '@wallet/backend-core';
+import { eachDialect, TEST_PUBLIC_API_URL, useTestBackend } from '../../harness/index.js';
+
+/** One internal route (served, undocumented) and one public route with a path parameter. */
+function demoPlugin(): WalletPlugin {
+  return {
+    name: 'demo',
+    setup(ctx) {
+      ctx.routes.add(
+        defineRoute({
+          method: 'GET',
+          path: '/demo-internal/ping',
+          summary: 'Internal probe',
+          auth: 'none',
+          openapi: 'internal',
+          handler: () => ({ pong: true }),
+        }),
+      );
+      ctx.routes.add(
+        defineRoute({
+          method: 'GET',
+          path: '/demo/{item_id}',
+          summary: 'One demo item',
+          tags: ['demo'],
+          auth: 'none',
+          params: v.object({ item_id: v.pipe(v.string(), v.regex(/^[a-z0-9]{1,16}$/)) }),
+          response: v.object({ item_id: v.string() }),
+          handler: ({ params }) => ({ item_id: params.item_id }),
+        }),
+      );
+    },
+  };
+}
+
+type Json = Record<string, any>;
+
+eachDialect('OpenAPI document', (dialect) => {
+  const t = useTestBackend(dialect, { plugins: [demoPlugin()] });
+
+  async function served(): Promise<Json> {
+    const res = await t.client.get('/api/v1/openapi.json');
+    expect(res.status).to.equal(200);
+    expect(res.headers.get('content-type')).to.match(/^application\/json/);
+    return res.body as Json;
+  }
+
+  it('is OpenAPI 3.1 with the API version, licence, server and bearer scheme', async () => {
+    const doc = await served();
+    expect(doc.openapi).to.equal('3.1.0');
+    expect(doc.info.version).to.equal('0.3.0');
+    expect(doc.info.license.name).to.equal('MIT');
+    expect(doc.info.title).to.be.a('string').and.not.equal('');
+    expect(doc.servers).to.deep.equal([{ url: TEST_PUBLIC_API_URL }]);
+    expect(doc.components.securitySchemes.bearer_auth).to.deep.include({ type: 'http', scheme: 'bearer' });
+    expect(doc.components.schemas.ErrorResponse.required).to.deep.equal(['error']);
+  });
+
+  it('documents the core routes with their security', async () => {
+    const { paths } = await served();
+    for (const [path, method] of [
+      ['/api/v1/health', 'get'],
+      ['/api/v1/capabilities', 'get'],
+      ['/api/v1/wallet/heights', 'get'],
+      ['/api/v1/auth/refresh', 'post'],
+      ['/api/v1/auth/logout', 'post'],
+      ['/api/v1/auth/me', 'get'],
+    ] as const) {
+      expect(paths, path).to.have.property(path);
+      expect(paths[path], `${method} ${path}`).to.have.property(method);
+      expect(paths[path][method].responses, `${method} ${path}`).to.be.an('object').that.is.not.empty;
+    }
+    expect(paths['/api/v1/wallet/heights'].get.security).to.deep.equal([{ bearer_auth: [] }]);
+    expect(paths['/api/v1/auth/me'].get.security).to.deep.equal([{ bearer_auth: [] }]);
+    expect(paths['/api/v1/auth/me'].get.responses).to.have.property('401');
+    expect(paths['/api/v1/health'].get.security).to.deep.equal([]);
+    expect(paths['/api/v1/auth/logout'].post.security).to.deep.equal([]);
+    // Only rate-limited unauthenticated routes document 429.
+    expect(paths['/api/v1/auth/logout'].post.responses).to.have.property('429');
+    expect(paths['/api/v1/health'].get.responses).to.not.have.property('429');
+    const heights = paths['/api/v1/wallet/heights'].get.responses['200'].content['application/json'].schema;
+    expect(Object.keys(heights.properties).sort()).to.deep.equal(['btc', 'grin', 'ltc', 'wow', 'xmr']);
+  });
+
+  it('describes the refresh body from the same schema that validates it', async () => {
+    const { paths } = await served();
+    const refresh = paths['/api/v1/auth/refresh'].post;
+    expect(refresh.requestBody.required).to.equal(true);
+    const schema = refresh.requestBody.content['application/json'].schema;
+    expect(schema.type).to.equal('object');
+    expect(schema.required).to.include('refresh_token');
+    expect(schema.properties.refresh_token.type).to.equal('string');
+    expect(refresh.responses).to.include.keys('200', '400', '401', '413', '415', '429');
+    expect(refresh.responses['400'].content['application/json'].schema).to.deep.equal({ $ref: '#/components/schemas/ErrorResponse' });
+  });
+
+  it('leaves out itself and internal routes, which are still served', async () => {
+    const { paths } = await served();
+    expect(paths).to.not.have.property('/api/v1/openapi.json');
+    expect(paths).to.not.have.property('/api/v1/demo-internal/ping');
+    expect(JSON.stringify(paths)).to.not.include('demo-internal');
+    const internal = await t.client.get('/api/v1/demo-internal/ping');
+    expect(internal.status).to.equal(200);
+    expect(internal.body).to.deep.equal({ pong: true });
+  });
+
+  it('documents a public plugin route with its path parameter', async () => {
+    const { paths } = await served();
+    const item = paths['/api/v1/demo/{item_id}'];
+    expect(item).to.have.property('get');
+    expect(item.get.tags).to.deep.equal(['demo']);
+    const parameters = item.get.parameters as Json[];
+    expect(parameters).to.have.length(1);
+    expect(parameters[0]).to.deep.include({ name: 'item_id', in: 'path', required: true });
+    expect(parameters[0]!.schema.type).to.equal('string');
+    expect(item.get.responses).to.have.property('400');
+    // And the route answers through the router's `:item_id` form.
+    const res = await t.client.get('/api/v1/demo/abc123');
+    expect(res.status).to.equal(200);
+    expect(res.body).to.deep.equal({ item_id: 'abc123' });
+    const bad = await t.client.get('/api/v1/demo/NOT-OK');
+    expect(bad.status).to.equal(400);
+    expect(bad.body.error.code).to.equal('invalid_request');
+    expect(bad.body.error.details[0].path).to.equal('params.item_id');
+  });
+
+  it('every operation id is unique', async () => {
+    const { paths } = await served();
+    const ids = Object.values(paths).flatMap((item) => Object.values(item as Json).map((op) => (op as Json).operationId));
+    expect(ids.every((id) => typeof id === 'string' && id !== '')).to.equal(true);
+    expect(new Set(ids).size).to.equal(ids.length);
+  });
+
+  it('backend.openapi() is the served document', async () => {
+    const doc = await served();
+    expect(t.backend.openapi()).to.deep.equal(doc);
+    // Served twice, it is the same document.
+    expect(await served()).to.deep.equal(doc);
+  });
+});
