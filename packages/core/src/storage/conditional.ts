@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { dialectOf } from './dialect.js';
 
 /** A knex handle: the pool or a transaction, always passed explicitly (no ambient transaction). */
 export type Executor = Knex | Knex.Transaction;
@@ -22,8 +23,7 @@ function assertSingle<T>(table: string, rows: T[]): T | null {
  * read-then-delete. `where` must select by a unique key.
  */
 export async function consumeOne<T extends object>(db: Executor, table: string, where: Where): Promise<T | null> {
-  const rows = (await db(table).where(where).delete().returning('*')) as T[];
-  return assertSingle(table, rows);
+  return assertSingle(table, await dialectOf(db).deleteReturning<T>(db, table, where));
 }
 
 /**

@@ -22,6 +22,12 @@ export interface Dialect {
   lockTableForWrites(trx: Knex.Transaction, table: string): Promise<void>;
   /** Hold the migration lock until the transaction ends, so two processes never migrate at once. */
   lockMigrations(trx: Knex.Transaction): Promise<void>;
+  /**
+   * `DELETE … RETURNING *` for the rows `where` selects. Postgres runs knex's own; knex's
+   * SQLite compiler silently drops RETURNING on delete, so SQLite runs the same compiled
+   * statement with RETURNING appended (SQLite ≥ 3.35 supports it).
+   */
+  deleteReturning<T>(executor: Knex | Knex.Transaction, table: string, where: (qb: Knex.QueryBuilder) => void): Promise<T[]>;
   /** A Date as this dialect stores it: a timestamptz on Postgres, fixed-width ISO-8601 UTC text on SQLite (so text order is time order). */
   time(date: Date): Date | string;
   /** A boolean as stored: native on Postgres, 0/1 on SQLite. */
@@ -42,6 +48,9 @@ const postgres: Dialect = {
   async lockMigrations(trx) {
     await trx.raw('SELECT pg_advisory_xact_lock(?)', [MIGRATION_LOCK_KEY]);
   },
+  async deleteReturning<T>(executor: Knex | Knex.Transaction, table: string, where: (qb: Knex.QueryBuilder) => void) {
+    return (await executor(table).where(where).delete().returning('*')) as T[];
+  },
   time: (date) => date,
   bool: (value) => value,
   json: (value) => JSON.stringify(value),
@@ -56,6 +65,10 @@ const sqlite: Dialect = {
   async lockMigrations() {
     // Same: the migration transaction is the only writer of this process.
   },
+  async deleteReturning<T>(executor: Knex | Knex.Transaction, table: string, where: (qb: Knex.QueryBuilder) => void) {
+    const { sql, bindings } = executor(table).where(where).delete().toSQL().toNative();
+    return (await executor.raw(`${sql} returning *`, bindings)) as T[];
+  },
   time: (date) => date.toISOString(),
   bool: (value) => (value ? 1 : 0),
   json: (value) => JSON.stringify(value),
@@ -63,6 +76,12 @@ const sqlite: Dialect = {
 
 export function dialectFor(kind: DialectKind): Dialect {
   return kind === 'postgres' ? postgres : sqlite;
+}
+
+/** The dialect of a knex pool or transaction, read off its client (storage-internal). */
+export function dialectOf(executor: Knex | Knex.Transaction): Dialect {
+  const client = (executor as unknown as { client: { config: { client: unknown } } }).client.config.client;
+  return client === 'pg' ? postgres : sqlite;
 }
 
 /** A unique (or primary key) violation on either dialect: Postgres 23505, SQLite SQLITE_CONSTRAINT_UNIQUE / _PRIMARYKEY. */
