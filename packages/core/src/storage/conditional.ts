@@ -6,11 +6,20 @@ export type Executor = Knex | Knex.Transaction;
 /** Narrows a query to the row(s) it may touch; it is both the selector and the guard. */
 export type Where = (qb: Knex.QueryBuilder) => void;
 
-function assertSingle<T>(table: string, rows: T[]): T | null {
-  if (rows.length > 1) {
-    throw new Error(`${table}: a conditional statement touched ${rows.length} rows; its WHERE must select by a unique key`);
-  }
-  return rows[0] ?? null;
+/**
+ * Runs one conditional statement and refuses a result of more than one row. The statement
+ * runs inside a transaction (the caller's, or its own), so the refusal undoes it: a WHERE that
+ * selects several rows is a programming error and must change nothing.
+ */
+async function single<T>(db: Executor, table: string, statement: (executor: Executor) => Promise<T[]>): Promise<T | null> {
+  const run = async (executor: Executor) => {
+    const rows = await statement(executor);
+    if (rows.length > 1) {
+      throw new Error(`${table}: a conditional statement touched ${rows.length} rows; its WHERE must select by a unique key`);
+    }
+    return rows[0] ?? null;
+  };
+  return (db as Knex.Transaction).isTransaction ? run(db) : db.transaction(run);
 }
 
 /**
@@ -23,7 +32,7 @@ function assertSingle<T>(table: string, rows: T[]): T | null {
  * read-then-delete. `where` must select by a unique key.
  */
 export async function consumeOne<T extends object>(db: Executor, table: string, where: Where): Promise<T | null> {
-  return assertSingle(table, await dialectOf(db).deleteReturning<T>(db, table, where));
+  return single(db, table, (executor) => dialectOf(executor).deleteReturning<T>(executor, table, where));
 }
 
 /**
@@ -41,8 +50,7 @@ export async function transitionOne<T extends object>(
   where: Where,
   set: Record<string, unknown>,
 ): Promise<T | null> {
-  const rows = (await db(table).where(where).update(set).returning('*')) as T[];
-  return assertSingle(table, rows);
+  return single(db, table, async (executor) => (await executor(table).where(where).update(set).returning('*')) as T[]);
 }
 
 /**

@@ -78,10 +78,22 @@ export function dialectFor(kind: DialectKind): Dialect {
   return kind === 'postgres' ? postgres : sqlite;
 }
 
-/** The dialect of a knex pool or transaction, read off its client (storage-internal). */
+const CLIENTS: Record<string, Dialect> = {
+  pg: postgres,
+  postgres: postgres,
+  postgresql: postgres,
+  pgnative: postgres,
+  'better-sqlite3': sqlite,
+  sqlite3: sqlite,
+  sqlite: sqlite,
+};
+
+/** The dialect of a knex pool or transaction, read off its client name, knex's aliases included (storage-internal). */
 export function dialectOf(executor: Knex | Knex.Transaction): Dialect {
   const client = (executor as unknown as { client: { config: { client: unknown } } }).client.config.client;
-  return client === 'pg' ? postgres : sqlite;
+  const dialect = typeof client === 'string' ? CLIENTS[client] : undefined;
+  if (dialect === undefined) throw new Error(`unsupported knex client ${String(client)}: use pg or better-sqlite3`);
+  return dialect;
 }
 
 /** A unique (or primary key) violation on either dialect: Postgres 23505, SQLite SQLITE_CONSTRAINT_UNIQUE / _PRIMARYKEY. */

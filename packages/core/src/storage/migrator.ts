@@ -70,10 +70,11 @@ export async function runMigrations(
         await migration.up(trx, dialect);
         await trx(LEDGER_TABLE).insert({ id: ledgerId, owner: set.owner, applied_at: dialect.time(clock.now()) });
         applied.push(ledgerId);
-        logger.info('migration applied', { migration: ledgerId });
       }
     }
   });
+  // Logged only once the run has committed: a failed run applied nothing.
+  for (const migration of applied) logger.info('migration applied', { migration });
   return applied;
 }
 

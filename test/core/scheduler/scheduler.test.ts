@@ -1,0 +1,210 @@
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { expect } from 'chai';
+import { BootError, readTime, type Task, type WalletPlugin } from '@wallet/backend-core';
+import { createTestBackend, eachDialect, rejectionOf, useTestBackend, type TestBackend } from '../../harness/index.js';
+
+const LEASES = 'worker_leases';
+
+/** A plugin registering one task; `name` doubles as the plugin name, so the task is `<name>.<task>`. */
+function taskPlugin(name: string, task: string, run: Task, intervalMs = 60_000, options: { firstRunDelayMs?: number; leaseMs?: number } = {}): WalletPlugin {
+  return {
+    name,
+    setup(ctx) {
+      ctx.scheduler.every(task, intervalMs, run, options);
+    },
+  };
+}
+
+interface Interval {
+  instance: string;
+  start: number;
+  end: number;
+}
+
+async function leaseRow(t: TestBackend, name: string): Promise<{ holder: string; expires_at: unknown } | undefined> {
+  return t.backend.db.knex(LEASES).where({ name }).first('holder', 'expires_at');
+}
+
+function failures(t: TestBackend): Array<Record<string, unknown>> {
+  return t.logger.lines.filter((line) => String(line.msg).includes('scheduler task failed'));
+}
+
+eachDialect('scheduler: leases across processes', (dialect) => {
+  const backends: TestBackend[] = [];
+
+  afterEach(async () => {
+    await Promise.all(backends.splice(0).map((b) => b.close()));
+  });
+
+  it('two backends on one database never run the same task at the same time', async function () {
+    this.timeout(20_000);
+    const intervals: Interval[] = [];
+    const probe = (instance: string): WalletPlugin =>
+      taskPlugin(
+        'lease-probe',
+        'probe',
+        async () => {
+          const start = performance.now();
+          await sleep(30);
+          intervals.push({ instance, start, end: performance.now() });
+        },
+        20,
+        { firstRunDelayMs: 0 },
+      );
+    // Two "processes": separate backends, pools and scheduler holders, sharing one database.
+    const options = { realClock: true, listen: false, scheduler: true } as const;
+    const a = await createTestBackend(dialect, { ...options, plugins: [probe('a')] });
+    backends.push(a);
+    const b = await createTestBackend(dialect, { ...options, databaseUrl: a.databaseUrl, plugins: [probe('b')] });
+    backends.push(b);
+
+    await sleep(600);
+    await Promise.all([a.close(), b.close()]);
+
+    expect(intervals.length, 'runs in 600 ms').to.be.at.least(5);
+    const sorted = [...intervals].sort((x, y) => x.start - y.start);
+    for (let i = 1; i < sorted.length; i++) {
+      const [previous, current] = [sorted[i - 1]!, sorted[i]!];
+      expect(current.start, `run ${i} (${current.instance}) started before run ${i - 1} (${previous.instance}) ended`).to.be.at.least(previous.end);
+    }
+    // Both processes competed for the lease and both got it at times, so the check above saw real contention.
+    expect([...new Set(intervals.map((run) => run.instance))].sort()).to.deep.equal(['a', 'b']);
+    for (const backend of [a, b]) expect(failures(backend)).to.deep.equal([]);
+  });
+});
+
+eachDialect('scheduler: runNow, failures and leases', (dialect) => {
+  let calls = 0;
+  let gate: Promise<void> | undefined;
+  beforeEach(() => {
+    calls = 0;
+    gate = undefined;
+  });
+
+  const t = useTestBackend(dialect, {
+    listen: false,
+    plugins: [
+      taskPlugin('flaky', 'boom', () => {
+        calls += 1;
+        throw new Error(`kaboom ${calls}`);
+      }),
+      taskPlugin(
+        'leased',
+        'tick',
+        async () => {
+          calls += 1;
+          await gate;
+        },
+        60_000,
+        { leaseMs: 60_000 },
+      ),
+    ],
+  });
+
+  it('registers plugin tasks as <plugin>.<name>, next to core', () => {
+    expect(t.backend.scheduler.taskNames).to.include.members(['core-challenges.expiry-sweep', 'flaky.boom', 'leased.tick']);
+  });
+
+  it('a task that throws is logged and runs again on the next runNow', async () => {
+    expect(await t.backend.scheduler.runNow('flaky.boom')).to.equal(true);
+    expect(calls).to.equal(1);
+    const [first] = failures(t);
+    expect(first).to.include({ level: 'error', task: 'flaky.boom', err: 'kaboom 1' });
+    expect(String(first!.msg)).to.include('scheduler task failed');
+
+    // The failure released the lease, so the same clock instant is enough for the next run.
+    expect(await t.backend.scheduler.runNow('flaky.boom')).to.equal(true);
+    expect(calls).to.equal(2);
+    expect(failures(t).map((line) => [line.task, line.err])).to.deep.equal([
+      ['flaky.boom', 'kaboom 1'],
+      ['flaky.boom', 'kaboom 2'],
+    ]);
+    const lease = await leaseRow(t, 'flaky.boom');
+    expect(readTime(lease!.expires_at).getTime()).to.equal(t.clock.now().getTime());
+  });
+
+  it('runNow of an unknown task rejects', async () => {
+    const err = await rejectionOf(t.backend.scheduler.runNow('flaky.nope'));
+    expect((err as Error).message).to.include('no scheduler task "flaky.nope"');
+  });
+
+  it('runNow is false while another holder has the lease, and true once the clock passes its expiry', async () => {
+    const { time } = t.backend.db.dialect;
+    const expiresAt = new Date(t.clock.now().getTime() + 60_000);
+    await t.backend.db.knex(LEASES).insert({ name: 'leased.tick', holder: 'other-process', expires_at: time(expiresAt) });
+
+    expect(await t.backend.scheduler.runNow('leased.tick')).to.equal(false);
+    t.clock.advance(59_999);
+    expect(await t.backend.scheduler.runNow('leased.tick')).to.equal(false);
+    expect(calls).to.equal(0);
+    expect(await leaseRow(t, 'leased.tick')).to.include({ holder: 'other-process' });
+
+    t.clock.advance(1);
+    expect(await t.backend.scheduler.runNow('leased.tick')).to.equal(true);
+    expect(calls).to.equal(1);
+    const taken = await leaseRow(t, 'leased.tick');
+    expect(taken!.holder).to.not.equal('other-process');
+    // Released on completion: expires now, so the next run anywhere need not wait.
+    expect(readTime(taken!.expires_at).getTime()).to.equal(t.clock.now().getTime());
+  });
+
+  it('runNow while the same task is running in this process is false, and the lease is held meanwhile', async () => {
+    let open!: () => void;
+    gate = new Promise<void>((resolve) => (open = resolve));
+    const first = t.backend.scheduler.runNow('leased.tick');
+    // Wait until the task body is running (it took the lease first).
+    while (calls === 0) await sleep(1);
+    expect(await t.backend.scheduler.runNow('leased.tick')).to.equal(false);
+    const held = await leaseRow(t, 'leased.tick');
+    expect(readTime(held!.expires_at).getTime()).to.equal(t.clock.now().getTime() + 60_000);
+    open();
+    expect(await first).to.equal(true);
+    expect(calls).to.equal(1);
+    expect(await t.backend.scheduler.runNow('leased.tick')).to.equal(true);
+    expect(calls).to.equal(2);
+  });
+
+  it('a lease that another holder let lapse is taken over; its row is not duplicated', async () => {
+    const { time } = t.backend.db.dialect;
+    await t.backend.db.knex(LEASES).insert({ name: 'leased.tick', holder: 'crashed', expires_at: time(new Date(t.clock.now().getTime() - 1)) });
+    expect(await t.backend.scheduler.runNow('leased.tick')).to.equal(true);
+    const rows = await t.backend.db.knex(LEASES).where({ name: 'leased.tick' }).select('holder');
+    expect(rows).to.have.length(1);
+    expect(rows[0].holder).to.not.equal('crashed');
+  });
+});
+
+eachDialect('scheduler: registration problems refuse the boot', (dialect) => {
+  it('the same task name registered twice is a BootError listing the problem', async () => {
+    const twice: WalletPlugin = {
+      name: 'dup',
+      setup(ctx) {
+        ctx.scheduler.every('tick', 1_000, () => {});
+        ctx.scheduler.every('tick', 2_000, () => {});
+        ctx.scheduler.every('fast', 5, () => {});
+      },
+    };
+    const err = await rejectionOf(createTestBackend(dialect, { listen: false, plugins: [twice] }));
+    expect(err).to.be.instanceOf(BootError);
+    const problems = (err as BootError).problems;
+    expect(problems).to.have.length(2);
+    expect(problems[0]).to.equal('dup: scheduler task "dup.tick" is registered twice');
+    expect(problems[1]).to.include('dup: scheduler task "dup.fast": interval must be an integer of at least 10 ms');
+    for (const problem of problems) expect((err as BootError).message).to.include(problem);
+  });
+
+  it('the same short name in two plugins is fine: names are namespaced by plugin', async () => {
+    const t = await createTestBackend(dialect, {
+      listen: false,
+      plugins: [taskPlugin('alpha', 'tick', () => {}), taskPlugin('beta', 'tick', () => {})],
+    });
+    try {
+      expect(t.backend.scheduler.taskNames).to.include.members(['alpha.tick', 'beta.tick']);
+      expect(await t.backend.scheduler.runNow('alpha.tick')).to.equal(true);
+      expect(await t.backend.scheduler.runNow('beta.tick')).to.equal(true);
+    } finally {
+      await t.close();
+    }
+  });
+});
