@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
@@ -32,8 +32,10 @@ eachDialect('wallet-backend CLI', (dialect) => {
   });
 
   it('config check accepts a sound configuration without touching the database', async () => {
-    const io = captureIo({ DATA_DIR: dataDir, DATABASE_URL: await freshDatabaseUrl(dialect), ...SECRETS });
+    const databaseUrl = dialect === 'sqlite' ? `sqlite:${join(dataDir, 'not-yet', 'wallet.db')}` : await freshDatabaseUrl(dialect);
+    const io = captureIo({ DATA_DIR: dataDir, DATABASE_URL: databaseUrl, ...SECRETS });
     expect(await runCli(['config', 'check'], io)).to.equal(0);
+    expect(existsSync(join(dataDir, 'not-yet')), 'no SQLite directory or file is created').to.equal(false);
     expect(io.stdout.join('\n')).to.match(/configuration is valid \(environment: development, database: (sqlite|postgres)/);
     expect(io.stderr).to.deep.equal([]);
   });

@@ -162,7 +162,11 @@ export async function createWalletBackend(config: WalletBackendConfig): Promise<
         clock,
         logger: logger.child({ plugin: owner }),
       };
-      await plugin.setup(context);
+      try {
+        await plugin.setup(context);
+      } catch (err) {
+        problems.push(`${owner}: setup failed: ${(err as Error).message}`);
+      }
     }
     problems.push(...routeRegistry.problems(), ...capabilityRegistry.problems());
     if (problems.length > 0) throw new BootError(problems);

@@ -234,6 +234,31 @@ describe('boot: BootError lists every problem at once', () => {
     ]);
   });
 
+  it('setup failures and throwing capability contributors are boot problems, listed with route problems', async () => {
+    const problems = await refusal(
+      await baseConfig({
+        plugins: [
+          { name: 'broken', setup: () => { throw new Error('cannot reach its config'); } },
+          { name: 'twice', setup: (ctx) => { ctx.chains.provideHeight('btc', { tipHeight: async () => 1 }); ctx.chains.provideHeight('btc', { tipHeight: async () => 2 }); } },
+          { name: 'caps', setup: (ctx) => ctx.capabilities.contribute(() => { throw new Error('no caps'); }) },
+          plugin('paths', { routes: [['GET', 'no-slash'], ['GET', '/spaces here']] }),
+          {
+            name: 'limits',
+            setup: (ctx) => ctx.routes.add(defineRoute({ method: 'POST', path: '/tiny', summary: 'x', auth: 'none', bodyLimitBytes: 10, handler: () => ({}) })),
+          },
+        ],
+      }),
+    );
+    expect(problems).to.have.members([
+      'broken: setup failed: cannot reach its config',
+      'twice: setup failed: a height source for btc is already registered',
+      'capability contributor of caps threw: no caps',
+      'route GET no-slash of paths: path must start with / and use only URL-safe characters',
+      'route GET /spaces here of paths: path must start with / and use only URL-safe characters',
+      'route POST /tiny of limits: bodyLimitBytes must be an integer from 1024 to 16777216',
+    ]);
+  });
+
   it('a trusted proxy written in IPv4-mapped IPv6 form passes validation, so it boots', async () => {
     const config = await baseConfig({ trustedProxies: ['::ffff:127.0.0.1'] });
     const { publicApiUrl, databaseUrl, jwtSecret, pepperSecret, ipHashSalt, trustedProxies } = config;

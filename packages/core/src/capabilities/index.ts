@@ -16,7 +16,14 @@ export class CapabilityRegistry {
     const owners = new Map<string, string>();
     const problems: string[] = [];
     for (const { owner, contribute } of this.contributors) {
-      for (const key of Object.keys(contribute())) {
+      let keys: string[];
+      try {
+        keys = Object.keys(contribute());
+      } catch (err) {
+        problems.push(`capability contributor of ${owner} threw: ${(err as Error).message}`);
+        continue;
+      }
+      for (const key of keys) {
         const first = owners.get(key);
         if (first !== undefined) problems.push(`capability "${key}" is contributed by both ${first} and ${owner}`);
         else owners.set(key, owner);

@@ -52,6 +52,10 @@ export class RouteRegistry {
     const problems: string[] = [];
     const owners = new Map<string, string>();
     for (const { owner, route } of this.entries) {
+      if (!/^\/[A-Za-z0-9._~{}/-]*$/.test(route.path)) problems.push(`route ${route.method} ${route.path} of ${owner}: path must start with / and use only URL-safe characters`);
+      if (route.bodyLimitBytes !== undefined && (!Number.isInteger(route.bodyLimitBytes) || route.bodyLimitBytes < 1_024 || route.bodyLimitBytes > 16 * 1_048_576)) {
+        problems.push(`route ${route.method} ${route.path} of ${owner}: bodyLimitBytes must be an integer from 1024 to 16777216`);
+      }
       // `/users/{id}` and `/users/{user_id}` are one route to the router.
       const key = `${route.method} ${fullPath(route).replace(/\{[^}]+\}/g, '{}')}`;
       const first = owners.get(key);

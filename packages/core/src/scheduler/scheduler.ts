@@ -33,6 +33,7 @@ interface Registered {
 }
 
 const DEFAULT_LEASE_MS = 5 * 60_000;
+const STOP_GRACE_MS = 10_000;
 
 /**
  * Periodic background tasks with a database lease each, so two server processes sharing one
@@ -78,12 +79,24 @@ export class Scheduler {
     for (const task of this.tasks.values()) this.arm(task, this.firstDelay(task));
   }
 
-  /** Stops arming new runs, signals running tasks and waits for them to finish. */
-  async stop(): Promise<void> {
+  /**
+   * Stops arming new runs, signals running tasks and waits for them, at most `graceMs`: a task
+   * that ignores its abort signal is logged and left behind rather than blocking shutdown.
+   */
+  async stop(graceMs = STOP_GRACE_MS): Promise<void> {
     this.started = false;
     this.controller.abort();
     for (const task of this.tasks.values()) clearTimeout(task.timer);
-    await Promise.all([...this.tasks.values()].map((task) => task.running));
+    const running = [...this.tasks.values()].filter((task) => task.running);
+    let timer: NodeJS.Timeout | undefined;
+    const gaveUp = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), graceMs);
+    });
+    const outcome = await Promise.race([Promise.all(running.map((task) => task.running)), gaveUp]);
+    clearTimeout(timer);
+    if (outcome === 'timeout') {
+      this.logger.warn('scheduler stopped with tasks still running', { tasks: running.filter((t) => t.running).map((t) => t.name) });
+    }
   }
 
   /**

@@ -26,7 +26,12 @@ export function parseDatabaseUrl(databaseUrl: string, poolMax = 10): DatabaseTar
       description: `sqlite:${absolute}`,
       knexConfig: {
         client: 'better-sqlite3',
-        connection: { filename: absolute },
+        // A function, so the directory is made when the first connection opens, not when a
+        // backend is merely built (`config check` must not touch the disk).
+        connection: () => {
+          if (absolute !== ':memory:') mkdirSync(dirname(absolute), { recursive: true });
+          return { filename: absolute };
+        },
         useNullAsDefault: true,
         // One connection: a query that waits this long is starved (a deadlock bug), not slow.
         acquireConnectionTimeout: 10_000,
@@ -74,9 +79,5 @@ export interface Connection {
 
 export function connect(databaseUrl: string, poolMax?: number): Connection {
   const target = parseDatabaseUrl(databaseUrl, poolMax);
-  if (target.kind === 'sqlite') {
-    const filename = (target.knexConfig.connection as { filename: string }).filename;
-    if (filename !== ':memory:') mkdirSync(dirname(filename), { recursive: true });
-  }
   return { knex: knexFactory(target.knexConfig), dialect: dialectFor(target.kind), description: target.description };
 }
