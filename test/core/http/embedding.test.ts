@@ -124,6 +124,28 @@ eachDialect('embedding', (dialect) => {
     });
   });
 
+  describe('behind a host body parser (the documented mistake)', () => {
+    it('fails loudly: a 500 with a request id, and a log line that names the cause', async () => {
+      const host = new Koa();
+      host.silent = true;
+      host.use(async (ctx, next) => {
+        // What koa-bodyparser and friends do: drain the stream before the routes run.
+        for await (const _chunk of ctx.req) void _chunk;
+        await next();
+      });
+      host.use(t.backend.router.routes());
+      server = await serve(host.callback());
+      const { auth } = await seedSession(t.backend);
+      const res = await server.client.post('/api/v1/auth/refresh', { refresh_token: auth.refresh_token });
+      expect(res.status).to.equal(500);
+      expect(res.body.error.code).to.equal('internal_error');
+      expect(res.body.error.request_id).to.equal(res.headers.get('x-request-id'));
+      expect(t.logger.lines.some((line) => line.level === 'error' && String(line.err).includes('remove the body parser'))).to.equal(true);
+      // Nothing was rotated.
+      expect((await t.backend.db.knex('sessions').whereNull('revoked_at').select('id')).length).to.equal(1);
+    });
+  });
+
   describe('in plain node:http (createServer(backend.callback()))', () => {
     beforeEach(async () => {
       server = await serve(t.backend.callback());

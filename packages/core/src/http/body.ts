@@ -13,6 +13,10 @@ export async function readRawBody(req: IncomingMessage, method: string, limitByt
   if (!METHODS_WITH_BODY.has(method)) return Buffer.alloc(0);
   const declared = req.headers['content-length'];
   if (declared !== undefined && Number(declared) > limitBytes) throw coreErrors.create.payload_too_large();
+  if (req.readableEnded && Number(declared ?? 0) > 0) {
+    // Something upstream already read the stream: a misconfigured host, not a bad request.
+    throw new Error('the request body was consumed before the wallet backend read it: remove the body parser mounted in front of it (docs/embedding.md)');
+  }
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {
