@@ -5,3 +5,4 @@ export { freshPostgresUrl, PG_ADMIN_URL } from './postgres.js';
 export { freshSqliteUrl } from './sqlite.js';
 export * from './processes.js';
 export * from './hostile.js';
+export * from './vectors.js';
