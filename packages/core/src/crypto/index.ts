@@ -10,3 +10,4 @@ export {
   type MessageNetwork,
   type MessageAddressType,
 } from './bitcoin-message.js';
+export { verifyNip98, nostrEventId, NIP98_KIND, NIP98_WINDOW_SEC, type NostrEvent, type Nip98Request, type Nip98Result } from './nip98.js';
