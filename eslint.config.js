@@ -29,7 +29,10 @@ export default tseslint.config(
         ],
         // STYLE G1: a concern folder's index.ts is its only public face.
         patterns: [
-          { group: ['../*/*', '!../*/index.js', './*/*', '!./*/index.js', '../../*'], message: 'Import another concern through its index.ts.' },
+          // A relative import that reaches into another folder must name its index.js: `./x/index.js`,
+          // `../x/index.js`, `../../x/index.js` (sub-concern folders such as chains/grin); files two levels up are off limits.
+          { regex: '^(\\./|(\\.\\./)+)[^./][^/]*/(?!index\\.js$).+$', message: 'Import another concern through its index.ts.' },
+          { regex: '^(\\.\\./){2,}[^/]+$', message: 'Import another concern through its index.ts.' },
         ],
       }],
     },

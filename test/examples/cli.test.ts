@@ -1,9 +1,10 @@
+import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { runCli, type CliIo } from '@wallet/cli';
-import { eachDialect, freshDatabaseUrl, spawnEntry, TEST_SECRETS } from '../harness/index.js';
+import { createTestBackend, eachDialect, freshDatabaseUrl, spawnEntry, TEST_SECRETS } from '../harness/index.js';
 
 function captureIo(env: Record<string, string>): CliIo & { stdout: string[]; stderr: string[] } {
   const stdout: string[] = [];
@@ -39,6 +40,32 @@ eachDialect('wallet-backend CLI', (dialect) => {
     expect(io.stdout.join('\n')).to.match(/configuration is valid \(environment: development, database: (sqlite|postgres)/);
     expect(io.stderr).to.deep.equal([]);
   });
+
+  it('mint-invite prints each code once and stores only its sha256, with the label', async () => {
+    const env = { DATA_DIR: dataDir, DATABASE_URL: await freshDatabaseUrl(dialect), ...SECRETS };
+    const unmigrated = captureIo(env);
+    expect(await runCli(['mint-invite', '--count', '2'], unmigrated)).to.equal(1);
+    expect(unmigrated.stderr.join('\n')).to.include('wallet-backend migrate');
+    expect(await runCli(['migrate'], captureIo(env))).to.equal(0);
+    const io = captureIo(env);
+    expect(await runCli(['mint-invite', '--count', '3', '--label', 'beta testers', '--expires-days', '30'], io)).to.equal(0);
+    expect(io.stdout).to.have.length(3);
+    for (const code of io.stdout) expect(code).to.match(/^[1-9A-HJ-NP-Za-km-z]{21,22}$/);
+    expect(io.stderr.join('\n')).to.include('3 invite codes minted (label "beta testers")');
+    const stored = await createTestBackend(dialect, { databaseUrl: env.DATABASE_URL, listen: false });
+    try {
+      const rows = await stored.backend.db.knex('invite_codes').select('code_hash', 'label', 'expires_at');
+      const hashes = io.stdout.map((code) => createHash('sha256').update(code).digest('hex'));
+      expect(rows.map((row) => row.code_hash).sort()).to.deep.equal(hashes.sort());
+      expect(rows.every((row) => row.label === 'beta testers' && row.expires_at !== null)).to.equal(true);
+      expect(JSON.stringify(rows)).to.not.include(io.stdout[0]);
+    } finally {
+      await stored.close();
+    }
+    expect(await runCli(['mint-invite', '--count', '0'], captureIo(env))).to.equal(1);
+    expect(await runCli(['mint-invite', '--count', 'many'], captureIo(env))).to.equal(1);
+  });
+
 });
 
 describe('wallet-backend CLI (no database)', () => {

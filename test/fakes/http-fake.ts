@@ -53,6 +53,8 @@ export class HttpFake {
   mode: FakeMode;
   slowMs: number;
   readonly received: FakeRequest[] = [];
+  /** Answers requests no route matches (default: a 404 naming the fake). */
+  fallback: FakeHandler | undefined;
   /** Requests whose client went away before the reply was written (a `slow` reply aborted by a timeout). */
   abandoned = 0;
 
@@ -127,7 +129,7 @@ export class HttpFake {
     const handler = this.routes.get(`${request.method} ${path.split('?')[0]}`);
     let reply: FakeReply;
     try {
-      reply = handler ? await handler(request, body) : { status: 404, json: { error: 'no such route on the fake' } };
+      reply = handler ? await handler(request, body) : this.fallback ? await this.fallback(request, body) : { status: 404, json: { error: 'no such route on the fake' } };
     } catch (err) {
       reply = { status: 500, json: { error: `fake handler threw: ${(err as Error).message}` } };
     }

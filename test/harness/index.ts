@@ -6,3 +6,4 @@ export { freshSqliteUrl } from './sqlite.js';
 export * from './processes.js';
 export * from './hostile.js';
 export * from './vectors.js';
+export * from './wallet.js';

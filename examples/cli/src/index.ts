@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { configCheckCommand } from './commands/config-check.js';
 import { migrateCommand } from './commands/migrate.js';
+import { mintInviteCommand, type MintInviteOptions } from './commands/mint-invite.js';
 import { CliFailure, processIo, type CliIo } from './io.js';
 
 export { CliFailure, type CliIo } from './io.js';
@@ -17,6 +18,14 @@ export function buildProgram(io: CliIo, run: (work: () => Promise<void>) => void
     .description('apply pending database migrations (core, then each plugin)')
     .option('--status', 'list applied migrations instead of applying')
     .action((options: { status?: boolean }) => run(() => migrateCommand(io, options)));
+
+  program
+    .command('mint-invite')
+    .description('create invite codes: prints each raw code once (stdout); only their sha256 is stored')
+    .option('--count <n>', 'how many codes (1 to 10000)', '1')
+    .option('--label <text>', 'a label stored with the codes (e.g. who they are for)')
+    .option('--expires-days <n>', 'days until the codes expire (default: never)')
+    .action((options: MintInviteOptions) => run(() => mintInviteCommand(io, options)));
 
   const config = program.command('config').description('configuration tools');
   config

@@ -2,15 +2,18 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Router from '@koa/router';
 import Koa from 'koa';
-import { SessionRepository, SessionService, sessionsPlugin, TokenService } from './auth/index.js';
+import { SessionRepository, SessionService, SignedActionVerifier, sessionsPlugin, TokenService } from './auth/index.js';
 import { CapabilityRegistry } from './capabilities/index.js';
-import { ChainRegistry } from './chains/index.js';
+import { ChainRegistry, chainsPlugin } from './chains/index.js';
 import { ChallengeStore, challengesPlugin } from './challenges/index.js';
 import { systemClock, type Clock } from './clock/index.js';
 import { validateSettings, type Settings, type SettingsInput } from './config/index.js';
 import { createPeppers } from './crypto/index.js';
 import { coreErrors } from './errors/index.js';
+import { directoryPlugin } from './directory/index.js';
+import { gatesPlugin } from './gates/index.js';
 import { HookRegistry } from './hooks/index.js';
+import { identityPlugin, RegistrationGates } from './identity/index.js';
 import {
   buildOpenApiDocument,
   createClientIpResolver,
@@ -25,6 +28,7 @@ import {
 } from './http/index.js';
 import { createJsonLogger, type Logger } from './logger/index.js';
 import { BootError, checkPluginSet, RouteRegistry, type PluginContext, type PublicSettings, type WalletPlugin } from './plugin/index.js';
+import { GreenfieldClient } from './processor/index.js';
 import { LeaseRepository, Scheduler } from './scheduler/index.js';
 import { systemPlugin } from './system/index.js';
 import { connect, createDatabase, runMigrations, type Database } from './storage/index.js';
@@ -73,7 +77,7 @@ export interface WalletBackend {
 const DRAIN_TIMEOUT_MS = 10_000;
 
 function publicSettings(settings: Settings): PublicSettings {
-  const { jwtSecret: _j, pepperSecret: _p, ipHashSalt: _i, adminKeyIntegritySecret: _a, ...rest } = settings;
+  const { jwtSecret: _j, pepperSecret: _p, ipHashSalt: _i, adminKeyIntegritySecret: _a, btcpayApiKey: _b, grinNodeApiSecret: _g, priceFeedApiKey: _f, ...rest } = settings;
   return Object.freeze(rest);
 }
 
@@ -101,16 +105,27 @@ export async function createWalletBackend(config: WalletBackendConfig): Promise<
     description: 'Non-custodial multi-chain wallet backend.',
     serverUrl: given.publicApiUrl,
   }));
+  const gates = new RegistrationGates();
+  // Filled in once the settings are known to be valid, before any plugin's setup runs.
+  const late: { settings?: Settings; processor: GreenfieldClient | null } = { processor: null };
   const corePlugins: WalletPlugin[] = [
     systemPlugin({ openapi, capabilities: () => capabilityRegistry.assemble() }),
     sessionsPlugin(),
     challengesPlugin(),
+    identityPlugin({ gates }),
+    gatesPlugin({ settings: () => late.settings!, processor: () => late.processor }),
+    directoryPlugin(),
+    chainsPlugin({ settings: () => late.settings! }),
   ];
   const allPlugins = [...corePlugins, ...plugins];
 
   const early = [...verdict.violations, ...checkPluginSet(allPlugins, given)];
   if (!verdict.ok || early.length > 0) throw new BootError(early);
   const settings = verdict.settings;
+  late.settings = settings;
+  if (settings.btcpayUrl !== undefined && settings.btcpayStoreId !== undefined && settings.btcpayApiKey !== undefined) {
+    late.processor = new GreenfieldClient({ url: settings.btcpayUrl, storeId: settings.btcpayStoreId, apiKey: settings.btcpayApiKey, timeoutMs: settings.upstreamTimeoutMs });
+  }
   // Everything that can refuse the configuration happens before the pool exists.
   const resolveClientIp = createClientIpResolver(settings.trustedProxies);
 
@@ -126,6 +141,7 @@ export async function createWalletBackend(config: WalletBackendConfig): Promise<
   });
   const sessions = new SessionService(db, new SessionRepository(db), tokens, peppers, clock);
   const challenges = new ChallengeStore(db, clock, settings.challengeTtlSec);
+  const signedActions = new SignedActionVerifier(settings.publicApiUrl, challenges, clock);
   const scheduler = new Scheduler(new LeaseRepository(db), clock, logger.child({ component: 'scheduler' }));
   const chains = new ChainRegistry();
   const hooks = new HookRegistry();
@@ -140,8 +156,18 @@ export async function createWalletBackend(config: WalletBackendConfig): Promise<
         settings: visibleSettings,
         db,
         routes: { add: (route) => routeRegistry.add(owner, route) },
-        auth: { challenges, sessions },
+        auth: { challenges, sessions, signedActions },
+        registration: {
+          addGate: (gate) => {
+            try {
+              gates.add(gate);
+            } catch (err) {
+              problems.push(`${owner}: ${(err as Error).message}`);
+            }
+          },
+        },
         chains,
+        processor: late.processor,
         scheduler: {
           every: (name, intervalMs, task, options) => {
             try {

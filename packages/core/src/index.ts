@@ -42,9 +42,15 @@ export {
   type Knex,
   type Migration,
 } from './storage/index.js';
-export type { SessionService, AuthResponse } from './auth/index.js';
+export type { SessionService, AuthResponse, SignedActionVerifier, SignedAction, SignedActionInput, RequestDescriptor } from './auth/index.js';
+export { requestDescriptorHash } from './auth/index.js';
+export { identityErrors, extensionLoginMessage, keyRotationMessage, websiteChallengeMessage, SIGNED_TIMESTAMP_SKEW_SEC, NOSTR_LINK_PURPOSE, NOSTR_REGISTER_PURPOSE, WEBSITE_LOGIN_PURPOSE, type RegistrationGate, type RegistrationAttempt, type RegistrationIdentity, type GateInputs } from './identity/index.js';
+export { directoryErrors, RESERVED_USERNAMES, type UserKeyInfo } from './directory/index.js';
+export { gateErrors, InviteStore } from './gates/index.js';
+export { chainErrors } from './chains/index.js';
+export { processorErrors, GreenfieldClient, type ProcessorInvoice, type InvoiceStatus } from './processor/index.js';
 export type { ChallengeStore, IssuedChallenge } from './challenges/index.js';
-export { ASSETS, isAsset, type Asset, type ChainRegistry, type HeightSource, type Heights } from './chains/index.js';
+export { ASSETS, isAsset, type Asset, type ChainRegistry, type HeightSource, type Heights, type ChainNetwork } from './chains/index.js';
 export type { Scheduler, Task, TaskContext, TaskOptions } from './scheduler/index.js';
 export type { UserErasureHandler, UserExportHandler } from './hooks/index.js';
 export type { Peppers } from './crypto/index.js';

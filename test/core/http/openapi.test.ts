@@ -83,6 +83,45 @@ eachDialect('OpenAPI document', (dialect) => {
     expect(Object.keys(heights.properties).sort()).to.deep.equal(['btc', 'grin', 'ltc', 'wow', 'xmr']);
   });
 
+  it('documents every identity, gate and directory route with its security and statuses', async () => {
+    const { paths } = await served();
+    const routes: Array<[string, 'get' | 'post', boolean, string[]]> = [
+      ['/api/v1/auth/extension', 'post', false, ['200', '400', '401', '409']],
+      ['/api/v1/auth/check-restore', 'post', false, ['200', '429']],
+      ['/api/v1/auth/nostr', 'post', false, ['200', '401']],
+      ['/api/v1/auth/nostr/link-challenge', 'get', true, ['200', '401']],
+      ['/api/v1/auth/nostr/link', 'post', true, ['200', '401', '409']],
+      ['/api/v1/auth/nostr/register-challenge', 'get', false, ['200']],
+      ['/api/v1/auth/nostr/register', 'post', false, ['200', '401', '409']],
+      ['/api/v1/auth/website/challenge', 'post', false, ['200', '400']],
+      ['/api/v1/auth/website/verify', 'post', false, ['200', '400', '401']],
+      ['/api/v1/auth/pow-challenge', 'post', false, ['200']],
+      ['/api/v1/auth/payment-invoice', 'post', false, ['200', '400', '503']],
+      ['/api/v1/keys', 'post', true, ['200', '400', '401']],
+      ['/api/v1/users/{user_id}/keys', 'get', false, ['200', '400']],
+      ['/api/v1/users/{user_id}/keys/{asset}', 'get', false, ['200', '400', '404']],
+      ['/api/v1/users/by-username/{username}', 'get', false, ['200']],
+      ['/api/v1/users/me/username', 'get', true, ['200', '401']],
+      ['/api/v1/users/me/username', 'post', true, ['200', '401', '409']],
+      ['/api/v1/wallet/grin/address/{addr}/user', 'get', true, ['200', '401']],
+      ['/api/v1/.well-known/nostr.json', 'get', false, ['200']],
+      ['/.well-known/nostr.json', 'get', false, ['200']],
+      ['/api/v1/prices', 'get', false, ['200', '404']],
+      ...['register', 'balance', 'history', 'unspent_outs', 'random_outs', 'submit_tx', 'height', 'confirmations'].map((name): [string, 'post', boolean, string[]] => [`/api/v1/wallet/lws/${name}`, 'post', true, ['200', '400', '401', '503']]),
+      ['/api/v1/wallet/grin/height', 'get', true, ['200', '400', '401', '503']],
+      ...['balance', 'history', 'utxos', 'fee', 'tip', 'broadcast'].map((name): [string, 'post', boolean, string[]] => [`/api/v1/wallet/utxo/${name}`, 'post', true, ['200', '400', '401', '503']]),
+      ['/api/v1/wallet/grin/scan', 'post', true, ['200', '400', '401', '503']],
+      ['/api/v1/wallet/grin/broadcast', 'post', true, ['200', '400', '401', '503']],
+    ];
+    for (const [path, method, bearer, statuses] of routes) {
+      const operation = paths[path]?.[method];
+      expect(operation, `${method} ${path}`).to.be.an('object');
+      expect(operation.security, `${method} ${path}`).to.deep.equal(bearer ? [{ bearer_auth: [] }] : []);
+      expect(operation.responses, `${method} ${path}`).to.include.keys(...statuses);
+    }
+    expect(paths['/.well-known/nostr.json'].get.responses).to.not.have.property('429');
+  });
+
   it('describes the refresh body from the same schema that validates it', async () => {
     const { paths } = await served();
     const refresh = paths['/api/v1/auth/refresh'].post;

@@ -12,8 +12,9 @@ import { captureLogger, ManualClock } from '@wallet/backend-core/testing';
 import { eachDialect, freshDatabaseUrl, rejectionOf, TEST_PUBLIC_API_URL, TEST_SECRETS, type DialectName } from '../../harness/index.js';
 
 const LEDGER = 'wallet_migrations';
-const CORE = 'core/001_core_schema';
-const CORE_TABLES = ['users', 'sessions', 'challenges', 'worker_leases'];
+/** Core's migrations in order; each test that lists the ledger expects exactly these first. */
+const CORE = ['core/001_core_schema', 'core/002_identity_directory', 'core/003_registration_gates', 'core/004_price_cache'];
+const CORE_TABLES = ['users', 'sessions', 'challenges', 'worker_leases', 'user_keys', 'login_events', 'restore_attempts', 'spent_proofs', 'invite_codes', 'registration_invoices', 'price_cache'];
 const START = '2026-03-01T12:00:00.000Z';
 
 /** A plugin `demo` whose first migration creates `demo_items` (with a foreign key into core's `users`). */
@@ -76,19 +77,19 @@ eachDialect('storage: migrations', (dialect: DialectName) => {
     expect(await appliedMigrations(knex)).to.deep.equal([]);
     expect(await tablesPresent(knex, [LEDGER, ...CORE_TABLES])).to.deep.equal([]);
 
-    expect(await backend.migrate()).to.deep.equal([CORE]);
+    expect(await backend.migrate()).to.deep.equal(CORE);
 
     expect(await tablesPresent(knex, [LEDGER, ...CORE_TABLES])).to.deep.equal([LEDGER, ...CORE_TABLES]);
     const rows = await ledger(knex);
-    expect(rows.map(({ id, owner }) => ({ id, owner }))).to.deep.equal([{ id: CORE, owner: 'core' }]);
+    expect(rows.map(({ id, owner }) => ({ id, owner }))).to.deep.equal(CORE.map((id) => ({ id, owner: 'core' })));
     // applied_at comes from the injected clock, not from the database.
     expect(readTime(rows[0]!.applied_at).toISOString()).to.equal(START);
-    expect(await appliedMigrations(knex)).to.deep.equal([CORE]);
+    expect(await appliedMigrations(knex)).to.deep.equal(CORE);
   });
 
   it('a second migrate() applies nothing and leaves the ledger as it was', async () => {
     const backend = track(await unmigrated(await freshDatabaseUrl(dialect), [demoPlugin()]));
-    expect(await backend.migrate()).to.have.length(2);
+    expect(await backend.migrate()).to.have.length(CORE.length + 1);
     const before = await ledger(backend.db.knex);
     expect(await backend.migrate()).to.deep.equal([]);
     expect(await backend.migrate()).to.deep.equal([]);
@@ -105,11 +106,11 @@ eachDialect('storage: migrations', (dialect: DialectName) => {
       },
     };
     const backend = track(await unmigrated(await freshDatabaseUrl(dialect), [demoPlugin([extra], seen)]));
-    expect(await backend.migrate()).to.deep.equal([CORE, 'demo/001_create_demo', 'demo/002_seed_demo']);
+    expect(await backend.migrate()).to.deep.equal([...CORE, 'demo/001_create_demo', 'demo/002_seed_demo']);
     expect(seen).to.deep.equal(['demo/001_create_demo saw users: true', 'demo/002_seed_demo']);
     const rows = await ledger(backend.db.knex);
     expect(rows.map(({ id, owner }) => ({ id, owner }))).to.deep.equal([
-      { id: CORE, owner: 'core' },
+      ...CORE.map((id) => ({ id, owner: 'core' })),
       { id: 'demo/001_create_demo', owner: 'demo' },
       { id: 'demo/002_seed_demo', owner: 'demo' },
     ]);
@@ -119,12 +120,12 @@ eachDialect('storage: migrations', (dialect: DialectName) => {
   it('a later boot with a new plugin applies only the new migrations', async () => {
     const databaseUrl = await freshDatabaseUrl(dialect);
     const first = await unmigrated(databaseUrl);
-    expect(await first.migrate()).to.deep.equal([CORE]);
+    expect(await first.migrate()).to.deep.equal(CORE);
     await first.close();
 
     const second = track(await unmigrated(databaseUrl, [demoPlugin()]));
     expect(await second.migrate()).to.deep.equal(['demo/001_create_demo']);
-    expect(await appliedMigrations(second.db.knex)).to.have.members([CORE, 'demo/001_create_demo']);
+    expect(await appliedMigrations(second.db.knex)).to.have.members([...CORE, 'demo/001_create_demo']);
   });
 
   it('a migration that throws rolls the whole run back: no ledger rows, no tables', async () => {
@@ -156,7 +157,7 @@ eachDialect('storage: migrations', (dialect: DialectName) => {
     const broken = demoPlugin([{ id: '002_boom', up: () => Promise.reject(new Error('second step failed')) }]);
     const backend = track(await unmigrated(databaseUrl, [broken]));
     expect(((await rejectionOf(backend.migrate())) as Error).message).to.include('second step failed');
-    expect(await appliedMigrations(backend.db.knex)).to.deep.equal([CORE]);
+    expect(await appliedMigrations(backend.db.knex)).to.deep.equal(CORE);
     expect(await tablesPresent(backend.db.knex, ['demo_items', ...CORE_TABLES])).to.deep.equal(CORE_TABLES);
   });
 
@@ -193,10 +194,10 @@ eachDialect('storage: migrations', (dialect: DialectName) => {
       results = [await a.migrate(), await b.migrate()];
     }
     const all = results.flat().sort();
-    expect(all).to.deep.equal([CORE, 'demo/001_create_demo']);
+    expect(all).to.deep.equal([...CORE, 'demo/001_create_demo']);
     expect(results.filter((applied) => applied.length === 0)).to.have.length(1);
     expect(runs.demo).to.equal(1);
-    expect((await ledger(a.db.knex)).map((row) => row.id)).to.deep.equal([CORE, 'demo/001_create_demo']);
-    expect(await appliedMigrations(b.db.knex)).to.have.members([CORE, 'demo/001_create_demo']);
+    expect((await ledger(a.db.knex)).map((row) => row.id)).to.deep.equal([...CORE, 'demo/001_create_demo']);
+    expect(await appliedMigrations(b.db.knex)).to.have.members([...CORE, 'demo/001_create_demo']);
   });
 });

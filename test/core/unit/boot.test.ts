@@ -303,3 +303,56 @@ describe('settings', () => {
     expect(envNameOf('databasePoolMax')).to.equal('DATABASE_POOL_MAX');
   });
 });
+
+describe('boot: registration gates fail closed (spec › General rule 3)', () => {
+  it('pay-to-register without price or processor credentials lists each missing setting', async () => {
+    const problems = await refusal(await baseConfig({ registrationRequirePayment: true }));
+    for (const name of ['REGISTRATION_PRICE', 'BTCPAY_URL', 'BTCPAY_STORE_ID', 'BTCPAY_API_KEY']) {
+      expect(problems.some((p) => p.includes(name)), name).to.equal(true);
+    }
+  });
+
+  it('refuses 0 confirmations, a non-positive or malformed price and an unbounded invoice expiry', async () => {
+    const problems = await refusal(
+      await baseConfig({
+        registrationRequirePayment: true,
+        registrationPrice: '0',
+        registrationConfirmations: 0,
+        registrationInvoiceExpiryMinutes: 100_000,
+        btcpayUrl: 'https://pay.example',
+        btcpayStoreId: 'Store1234567',
+        btcpayApiKey: 'k'.repeat(32),
+      }),
+    );
+    expect(problems.some((p) => p.includes('REGISTRATION_PRICE') && p.includes('greater than zero'))).to.equal(true);
+    expect(problems.some((p) => p.includes('REGISTRATION_CONFIRMATIONS') && p.includes('0-confirmation is refused'))).to.equal(true);
+    expect(problems.some((p) => p.includes('REGISTRATION_INVOICE_EXPIRY_MINUTES'))).to.equal(true);
+    const { logger: _logger, ...settings } = await baseConfig();
+    for (const price of ['-1', '1e3', '0.1.2', 'abc', '01', '0.0000000000001']) {
+      expect(validateSettings({ ...settings, registrationPrice: price }).ok, price).to.equal(false);
+    }
+    for (const price of ['0.0001', '12', '1.5']) expect(validateSettings({ ...settings, registrationPrice: price }).ok, price).to.equal(true);
+  });
+
+  it('requires https in production when payment is on', async () => {
+    const problems = await refusal(
+      await baseConfig({
+        nodeEnv: 'production',
+        publicApiUrl: 'http://wallet.example',
+        registrationRequirePayment: true,
+        registrationPrice: '0.001',
+        btcpayUrl: 'http://pay.example',
+        btcpayStoreId: 'Store1234567',
+        btcpayApiKey: 'k'.repeat(32),
+      }),
+    );
+    expect(problems.some((p) => p.includes('PUBLIC_API_URL') && p.includes('https'))).to.equal(true);
+    expect(problems.some((p) => p.includes('BTCPAY_URL') && p.includes('https'))).to.equal(true);
+  });
+
+  it('proof-of-work settings are bounded', async () => {
+    const problems = await refusal(await baseConfig({ registrationRequirePow: true, powDifficulty: 10, powChallengeTtlSec: 5 }));
+    expect(problems.some((p) => p.includes('POW_DIFFICULTY'))).to.equal(true);
+    expect(problems.some((p) => p.includes('POW_CHALLENGE_TTL_SEC'))).to.equal(true);
+  });
+});

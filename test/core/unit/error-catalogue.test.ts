@@ -1,12 +1,17 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { coreErrors, type ErrorSpec } from '@wallet/backend-core';
+import { chainErrors, coreErrors, directoryErrors, gateErrors, identityErrors, processorErrors, type ErrorSpec } from '@wallet/backend-core';
 import { REPO_ROOT } from '../../harness/index.js';
 
 /** Every catalogue the packages declare, by section title in docs/errors.md. */
 const CATALOGUES: Record<string, Readonly<Record<string, ErrorSpec>>> = {
   Core: coreErrors.specs,
+  Identity: identityErrors.specs,
+  Directory: directoryErrors.specs,
+  Gates: gateErrors.specs,
+  Processor: processorErrors.specs,
+  Chains: chainErrors.specs,
 };
 
 /** `| \`code\` | 400 | … |` rows, grouped under their `## Section` heading. */

@@ -3,3 +3,5 @@ export { SessionRepository, type SessionRow } from './session-repo.js';
 export { SessionService, type AuthResponse } from './session-service.js';
 export { sessionRoutes } from './routes.js';
 export { sessionsPlugin } from './plugin.js';
+export { authResponse } from './schemas.js';
+export { SignedActionVerifier, requestDescriptorHash, type SignedAction, type SignedActionInput, type RequestDescriptor } from './signed-action.js';

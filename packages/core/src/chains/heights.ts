@@ -2,7 +2,7 @@ import { ASSETS, type Asset } from './assets.js';
 
 /** Anything that can tell a chain's tip height: the chain adapters provide one each. */
 export interface HeightSource {
-  tipHeight(signal: AbortSignal): Promise<number>;
+  tipHeight(signal?: AbortSignal): Promise<number>;
 }
 
 export type Heights = Record<Asset, number | null>;

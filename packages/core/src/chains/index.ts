@@ -1,2 +1,5 @@
 export { ASSETS, isAsset, type Asset } from './assets.js';
 export { ChainRegistry, type HeightSource, type Heights } from './heights.js';
+export { cryptonoteNetworkOf, slatepackHrpOf, type ChainNetwork } from './network.js';
+export { chainErrors } from './errors.js';
+export { chainsPlugin } from './plugin.js';

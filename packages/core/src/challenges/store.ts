@@ -74,11 +74,12 @@ export class ChallengeStore {
   }
 
   /**
-   * Consumes the nonce whatever its purpose or expiry, for flows that must burn a challenge
-   * before looking at it (website verify: single use even when the signature then fails).
+   * Consumes a nonce of this purpose whatever its subject or expiry, for flows that must burn a
+   * challenge before looking at it (website verify: single use even when the signature then
+   * fails; the caller checks expiry and subject itself). Another purpose's nonce is untouched.
    */
-  async take(nonce: string, executor?: Executor): Promise<IssuedChallenge | null> {
-    const row = await this.db.consumeOne<StoredChallenge>(TABLE, (qb) => qb.where({ nonce }), executor);
+  async take(nonce: string, purpose: string, executor?: Executor): Promise<IssuedChallenge | null> {
+    const row = await this.db.consumeOne<StoredChallenge>(TABLE, (qb) => qb.where({ nonce, purpose }), executor);
     return row ? { nonce: row.nonce, purpose: row.purpose, subject: row.subject, expiresAt: readTime(row.expires_at) } : null;
   }
 

@@ -36,5 +36,26 @@ export function crossFieldViolations(settings: Readonly<Record<string, unknown>>
   if (typeof integrity === 'string' && integrity !== '' && typeof databaseUrl === 'string' && databaseUrl.includes(integrity)) {
     problems.push(`${label('adminKeyIntegritySecret')}: must be separate from the database URL`);
   }
+  problems.push(...paymentGateViolations(settings));
+  for (const [lws, daemon] of [['xmrLwsUrl', 'xmrDaemonUrl'], ['wowLwsUrl', 'wowDaemonUrl']] as const) {
+    if ((settings[lws] === undefined) !== (settings[daemon] === undefined)) problems.push(`${label(lws)} and ${label(daemon)}: set both or neither`);
+  }
+  return problems;
+}
+
+/** Spec › General rule 3: pay-to-register fails closed unless it can really be paid and checked. */
+function paymentGateViolations(settings: Readonly<Record<string, unknown>>): string[] {
+  if (settings.registrationRequirePayment !== true) return [];
+  const problems: string[] = [];
+  const production = settings.nodeEnv === 'production';
+  for (const key of ['registrationPrice', 'btcpayUrl', 'btcpayStoreId', 'btcpayApiKey'] as const) {
+    if (settings[key] === undefined || settings[key] === '') problems.push(`${label(key)}: is required when registrationRequirePayment is on`);
+  }
+  if (production && typeof settings.publicApiUrl === 'string' && !settings.publicApiUrl.startsWith('https://')) {
+    problems.push(`${label('publicApiUrl')}: must use https when registrationRequirePayment is on in production`);
+  }
+  if (production && typeof settings.btcpayUrl === 'string' && !settings.btcpayUrl.startsWith('https://')) {
+    problems.push(`${label('btcpayUrl')}: must use https in production`);
+  }
   return problems;
 }

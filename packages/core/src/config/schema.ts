@@ -62,6 +62,67 @@ export const settingsSchema = v.strictObject({
   rateLimitMax: v.optional(intInRange(1, 1_000_000), 120),
   /** Bound on any single upstream call (chain nodes, price feed, payment processor). */
   upstreamTimeoutMs: v.optional(intInRange(100, 120_000), 5_000),
+  /**
+   * Which network every chain's keys and addresses belong to: slatepack HRP (`grin`/`tgrin`),
+   * Monero/Wownero address tags, and later the chain adapters. `regtest` uses test-network
+   * keys and, for Monero/Wownero, mainnet address tags (as monerod --regtest does).
+   */
+  chainNetwork: v.optional(v.picklist(['mainnet', 'testnet', 'stagenet', 'regtest'], 'must be mainnet, testnet, stagenet or regtest'), 'mainnet'),
+  /** check-restore governor: attempts per client IP per window before 429. */
+  restoreIpThreshold: v.optional(intInRange(1, 100_000), 30),
+  /** check-restore governor: failed attempts per seed fingerprint per window before 429. */
+  restoreFailThreshold: v.optional(intInRange(1, 100_000), 5),
+  restoreWindowSec: v.optional(intInRange(60, 7 * DAY_SEC), 3_600),
+  /** Login events older than this are deleted by the retention sweep. */
+  loginEventRetentionDays: v.optional(intInRange(1, 3_650), 90),
+  retentionSweepIntervalSec: v.optional(intInRange(60, DAY_SEC), 3_600),
+  /** Relay URLs published for every name in the NIP-05 document. */
+  nip05Relays: v.optional(
+    v.array(v.pipe(v.string('must be a list of relay URLs'), v.check((value) => /^wss?:\/\/[^\s]+$/.test(value), (issue) => `"${String(issue.input)}" is not a ws:// or wss:// URL`))),
+    [],
+  ),
+  /** Registration gates for NEW identities (spec › Authentication 7); all off = self-hosting, nothing asked. */
+  registrationRequirePow: v.optional(v.boolean('must be true or false'), false),
+  /** Proof-of-work difficulty: the solver tries about half this many hashes on average. */
+  powDifficulty: v.optional(intInRange(1_000, 10_000_000), 50_000),
+  powChallengeTtlSec: v.optional(intInRange(30, 3_600), 300),
+  registrationRequireInvite: v.optional(v.boolean('must be true or false'), false),
+  registrationRequirePayment: v.optional(v.boolean('must be true or false'), false),
+  /** Price of registration as a positive decimal string in `registrationCurrency`. */
+  registrationPrice: v.optional(v.pipe(v.string('must be a decimal string'), v.regex(/^(?:0|[1-9]\d{0,11})(?:\.\d{1,12})?$/, 'must be a positive decimal such as 0.0001'), v.check((value) => Number(value) > 0, 'must be greater than zero'))),
+  registrationCurrency: v.optional(v.pipe(v.string(), v.regex(/^[A-Z]{3,5}$/, 'must be a currency code such as BTC, SATS or USD')), 'BTC'),
+  /** Confirmations the processor waits for before an invoice is Settled (BTCPay speed policies: 1, 2 or 6; 0 is refused). */
+  registrationConfirmations: v.optional(v.pipe(v.number('must be a number'), v.check((value) => value === 1 || value === 2 || value === 6, 'must be 1, 2 or 6 (0-confirmation is refused)')), 1),
+  registrationInvoiceExpiryMinutes: v.optional(intInRange(5, 1_440), 30),
+  /** BTCPay Server (Greenfield API): base URL, store id and API key (`Authorization: token …`). */
+  btcpayUrl: v.optional(httpUrl),
+  btcpayStoreId: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z0-9]{8,64}$/, 'must be a BTCPay store id'))),
+  btcpayApiKey: v.optional(v.pipe(v.string('must be a string'), v.minLength(16, 'must be at least 16 characters'))),
+  /** Esplora REST base (e.g. https://mempool.space/api or your electrs' HTTP port); unset = BTC chain access off. */
+  btcEsploraUrl: v.optional(httpUrl),
+  /** Esplora-compatible Litecoin REST base; unset = LTC chain access off. */
+  ltcEsploraUrl: v.optional(httpUrl),
+  /** Fiat price feed: `coingecko`, or `off` (GET /prices answers 404). */
+  priceFeed: v.optional(v.picklist(['off', 'coingecko'], 'must be off or coingecko'), 'off'),
+  priceFeedUrl: v.optional(httpUrl, 'https://api.coingecko.com/api/v3'),
+  /** CoinGecko demo API key (header x-cg-demo-api-key); optional. */
+  priceFeedApiKey: v.optional(v.pipe(v.string(), v.minLength(8, 'must be at least 8 characters'))),
+  priceRefreshSec: v.optional(intInRange(60, DAY_SEC), 300),
+  priceCurrencies: v.optional(v.pipe(v.array(v.pipe(v.string(), v.regex(/^[a-z]{3,5}$/, 'must be lower-case currency codes such as usd'))), v.minLength(1, 'must name at least one currency')), ['usd', 'eur']),
+  /** monero-lws REST base for XMR account calls (e.g. http://127.0.0.1:8443/basic); unset = XMR chain access off. */
+  xmrLwsUrl: v.optional(httpUrl),
+  /** monerod RPC (e.g. http://127.0.0.1:18081) for height and confirmations; required with xmrLwsUrl. */
+  xmrDaemonUrl: v.optional(httpUrl),
+  /** Light-wallet server for Wownero (monero-lws API); unset = WOW chain access off. */
+  wowLwsUrl: v.optional(httpUrl),
+  /** wownerod RPC (e.g. http://127.0.0.1:34568); required with wowLwsUrl. */
+  wowDaemonUrl: v.optional(httpUrl),
+  /** Grin node foreign API (v2 JSON-RPC), e.g. http://127.0.0.1:3413; unset = Grin chain access off. */
+  grinNodeUrl: v.optional(httpUrl),
+  /** Contents of the node's `.foreign_api_secret` (basic auth user `grin`); unset when the node has auth off. */
+  grinNodeApiSecret: v.optional(v.pipe(v.string('must be a string'), v.minLength(1, 'must not be empty'))),
+  /** Outputs a Grin scan request reads from the node at most (one page; the answer says where to resume). */
+  grinScanPageSize: v.optional(intInRange(1, 10_000), 1_000),
   /** Run the background scheduler in this process (turn off on API-only replicas). */
   schedulerEnabled: v.optional(v.boolean('must be true or false'), true),
 }, 'is not a known setting');

@@ -5,6 +5,8 @@ export const coreErrors = defineErrors({
   invalid_request: { status: 400, message: 'The request is invalid.' },
   invalid_json: { status: 400, message: 'The request body is not valid JSON.' },
   unauthorized: { status: 401, message: 'Missing or invalid access token.' },
+  signed_action_invalid: { status: 401, message: 'The signed proof is invalid.' },
+  nonce_invalid: { status: 401, message: 'The nonce is unknown, expired, already used or not issued for this action.' },
   invalid_refresh_token: { status: 401, message: 'The refresh token is invalid, expired or already used.' },
   not_found: { status: 404, message: 'Not found.' },
   method_not_allowed: { status: 405, message: 'Method not allowed.' },

@@ -1,4 +1,4 @@
-import type { SessionService } from '../auth/index.js';
+import type { SessionService, SignedActionVerifier } from '../auth/index.js';
 import type { CapabilityContributor } from '../capabilities/index.js';
 import type { ChainRegistry } from '../chains/index.js';
 import type { ChallengeStore } from '../challenges/index.js';
@@ -7,7 +7,9 @@ import type { Settings } from '../config/index.js';
 import type { Peppers } from '../crypto/index.js';
 import type { UserErasureHandler, UserExportHandler } from '../hooks/index.js';
 import type { AnyRoute } from '../http/index.js';
+import type { RegistrationGate } from '../identity/index.js';
 import type { Logger } from '../logger/index.js';
+import type { GreenfieldClient } from '../processor/index.js';
 import type { Task, TaskOptions } from '../scheduler/index.js';
 import type { Database, Knex, Migration } from '../storage/index.js';
 
@@ -15,7 +17,7 @@ import type { Database, Knex, Migration } from '../storage/index.js';
 export type PluginMigration = Migration;
 
 /** Core settings without the secrets: what a plugin may read. */
-export type PublicSettings = Omit<Settings, 'jwtSecret' | 'pepperSecret' | 'ipHashSalt' | 'adminKeyIntegritySecret'>;
+export type PublicSettings = Omit<Settings, 'jwtSecret' | 'pepperSecret' | 'ipHashSalt' | 'adminKeyIntegritySecret' | 'btcpayApiKey' | 'grinNodeApiSecret' | 'priceFeedApiKey'>;
 
 /**
  * A feature package. Core's own features use this same contract, so it is exercised on every
@@ -60,8 +62,16 @@ export interface PluginContext {
     readonly challenges: ChallengeStore;
     /** Opens sessions (token pairs) for proven users and revokes them. */
     readonly sessions: SessionService;
+    /** Verifies a NIP-98 signed action (nonce + purpose + request descriptor) and consumes its nonce. */
+    readonly signedActions: SignedActionVerifier;
+  };
+  readonly registration: {
+    /** Adds a gate that every NEW identity must pass (proof of work, invite, payment); run in the order added. */
+    addGate(gate: RegistrationGate): void;
   };
   readonly chains: ChainRegistry;
+  /** The payment processor (BTCPay Greenfield), or null when none is configured. */
+  readonly processor: GreenfieldClient | null;
   readonly scheduler: {
     /** Runs `task` every `intervalMs` under a database lease; the name is prefixed with the plugin's (`tips.draft-gc`). */
     every(name: string, intervalMs: number, task: Task, options?: TaskOptions): void;

@@ -33,6 +33,14 @@ export function parseDatabaseUrl(databaseUrl: string, poolMax = 10): DatabaseTar
           return { filename: absolute };
         },
         useNullAsDefault: true,
+        // knex cannot see the filename inside a connection function and warns on every boot;
+        // that one warning is expected, anything else still reaches stderr.
+        log: {
+          warn(message: unknown) {
+            if (typeof message === 'string' && message.includes('connection.filename')) return;
+            console.warn(message);
+          },
+        },
         // One connection: a query that waits this long is starved (a deadlock bug), not slow.
         acquireConnectionTimeout: 10_000,
         pool: {

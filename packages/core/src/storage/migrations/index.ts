@@ -1,5 +1,8 @@
 import type { Migration } from '../migrator.js';
 import { coreSchema } from './001_core_schema.js';
+import { identityDirectorySchema } from './002_identity_directory.js';
+import { registrationGatesSchema } from './003_registration_gates.js';
+import { priceCacheSchema } from './004_price_cache.js';
 
 /** Core's migrations, in order. Forward-only and additive: append, never edit or remove. */
-export const coreMigrations: readonly Migration[] = [coreSchema];
+export const coreMigrations: readonly Migration[] = [coreSchema, identityDirectorySchema, registrationGatesSchema, priceCacheSchema];

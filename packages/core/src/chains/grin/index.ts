@@ -1,0 +1,3 @@
+export { GrinNodeClient, GrinNodeRefusal, type GrinNodeOptions, type NodeOutput, type UnspentOutputsPage } from './node-client.js';
+export { GrinChainService, coinbaseMaturityOf } from './service.js';
+export { grinRoutes } from './routes.js';

@@ -1,0 +1,66 @@
+import { parseRewindHash, scanGrinOutputs, type ChainOutput } from '../../crypto/index.js';
+import { chainErrors } from '../errors.js';
+import type { ChainNetwork } from '../network.js';
+import { GrinNodeRefusal, type GrinNodeClient } from './node-client.js';
+
+/** Blocks before a coinbase output can be spent: 1440 on mainnet and testnet, 3 on AutomatedTesting (regtest). */
+export function coinbaseMaturityOf(network: ChainNetwork): number {
+  return network === 'regtest' ? 3 : 1_440;
+}
+
+/**
+ * Grin chain access (spec › Grin chain access): tip height, the view-only scan over one page
+ * of the output set, and broadcast. The service holds nothing: the rewind hash lives only for
+ * the request.
+ */
+export class GrinChainService {
+  constructor(
+    private readonly node: GrinNodeClient,
+    private readonly network: ChainNetwork,
+    private readonly pageSize: number,
+  ) {}
+
+  async height(): Promise<{ height: number }> {
+    try {
+      return { height: await this.node.tipHeight() };
+    } catch (err) {
+      if (err instanceof GrinNodeRefusal) throw chainErrors.create.grin_node_unavailable();
+      throw err;
+    }
+  }
+
+  async scan(request: { rewind_hash: string; start_index: number; max?: number | undefined }) {
+    const rewindHash = parseRewindHash(request.rewind_hash)!;
+    const max = Math.min(request.max ?? this.pageSize, this.pageSize);
+    let page;
+    try {
+      page = await this.node.unspentOutputs(request.start_index, max);
+    } catch (err) {
+      if (err instanceof GrinNodeRefusal) throw chainErrors.create.grin_node_unavailable();
+      throw err;
+    }
+    const outputs: ChainOutput[] = page.outputs.flatMap((output) =>
+      typeof output?.proof === 'string' && typeof output.commit === 'string'
+        ? [{ commit: output.commit, proof: output.proof, is_coinbase: output.output_type === 'Coinbase', height: output.block_height ?? 0, mmr_index: output.mmr_index }]
+        : [],
+    );
+    const result = scanGrinOutputs(rewindHash, outputs, coinbaseMaturityOf(this.network));
+    return {
+      outputs: result.outputs.map((output) => ({ ...output, value: output.value.toString() })),
+      balance: result.total.toString(),
+      next_index: page.last_retrieved_index + 1,
+      highest_index: page.highest_index,
+      complete: page.last_retrieved_index >= page.highest_index,
+    };
+  }
+
+  async broadcast(tx: unknown, fluff: boolean): Promise<{ ok: true }> {
+    try {
+      await this.node.pushTransaction(tx, fluff);
+      return { ok: true };
+    } catch (err) {
+      if (err instanceof GrinNodeRefusal) throw chainErrors.create.grin_tx_rejected({ message: `The Grin node rejected the transaction: ${err.message.slice(0, 200)}` });
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,56 @@
+import type { Settings } from '../config/index.js';
+import type { WalletPlugin } from '../plugin/index.js';
+import { GrinChainService, GrinNodeClient, grinRoutes } from './grin/index.js';
+import { CryptonoteDaemonClient, LwsChainService, LwsClient, lwsRoutes, type LwsAsset, type LwsChain } from './lws/index.js';
+import { fetchCoinGeckoPrices, PriceCache, priceRoutes } from './prices/index.js';
+import { EsploraClient, UtxoChainService, utxoRoutes, type UtxoAsset, type UtxoBackend } from './utxo/index.js';
+
+/**
+ * Chain access as a core plugin: each configured chain registers its adapter, its height source
+ * and its routes; an unconfigured chain's routes answer 400 `chain_disabled` without any upstream
+ * call. (Secrets such as the Grin API secret come through the factory, not the plugin context.)
+ */
+export function chainsPlugin(options: { settings: () => Settings }): WalletPlugin {
+  return {
+    name: 'core-chains',
+    setup(ctx) {
+      const settings = options.settings();
+      let grin: GrinChainService | null = null;
+      if (settings.grinNodeUrl !== undefined) {
+        const node = new GrinNodeClient({ url: settings.grinNodeUrl, apiSecret: settings.grinNodeApiSecret, timeoutMs: settings.upstreamTimeoutMs });
+        grin = new GrinChainService(node, settings.chainNetwork, settings.grinScanPageSize);
+        ctx.chains.provideHeight('grin', node);
+      }
+      for (const route of grinRoutes(grin)) ctx.routes.add(route);
+
+      const utxoBackends: Partial<Record<UtxoAsset, UtxoBackend>> = {};
+      for (const [asset, url] of [['btc', settings.btcEsploraUrl], ['ltc', settings.ltcEsploraUrl]] as const) {
+        if (url === undefined) continue;
+        const backend = new EsploraClient(url, settings.upstreamTimeoutMs);
+        utxoBackends[asset] = backend;
+        ctx.chains.provideHeight(asset, backend);
+      }
+      for (const route of utxoRoutes(new UtxoChainService(utxoBackends, settings.chainNetwork))) ctx.routes.add(route);
+
+      const lwsChains: Partial<Record<LwsAsset, LwsChain>> = {};
+      for (const [asset, lwsUrl, daemonUrl] of [['xmr', settings.xmrLwsUrl, settings.xmrDaemonUrl], ['wow', settings.wowLwsUrl, settings.wowDaemonUrl]] as const) {
+        if (lwsUrl === undefined || daemonUrl === undefined) continue;
+        const daemon = new CryptonoteDaemonClient(daemonUrl, settings.upstreamTimeoutMs);
+        lwsChains[asset] = { lws: new LwsClient(lwsUrl, settings.upstreamTimeoutMs), daemon };
+        ctx.chains.provideHeight(asset, daemon);
+      }
+      for (const route of lwsRoutes(new LwsChainService(lwsChains, settings.chainNetwork))) ctx.routes.add(route);
+
+      let prices: PriceCache | null = null;
+      if (settings.priceFeed === 'coingecko') {
+        const refreshMs = settings.priceRefreshSec * 1000;
+        const fetchPrices = () =>
+          fetchCoinGeckoPrices({ url: settings.priceFeedUrl, apiKey: settings.priceFeedApiKey, currencies: settings.priceCurrencies, timeoutMs: settings.upstreamTimeoutMs });
+        prices = new PriceCache(ctx.db, ctx.clock, 'coingecko', refreshMs, fetchPrices);
+        const cache = prices;
+        ctx.scheduler.every('price-refresh', refreshMs, () => cache.refresh(), { firstRunDelayMs: 0 });
+      }
+      for (const route of priceRoutes(prices)) ctx.routes.add(route);
+    },
+  };
+}

@@ -1,0 +1,28 @@
+import { defineRoute, type AnyRoute } from '../../http/index.js';
+import {
+  addressRequest,
+  assetRequest,
+  balanceResponse,
+  broadcastRequest,
+  broadcastResponse,
+  feeRequest,
+  feeResponse,
+  historyResponse,
+  tipResponse,
+  utxosResponse,
+} from './schemas.js';
+import type { UtxoChainService } from './service.js';
+
+const statuses = { 400: 'Invalid or disabled asset, invalid address or transaction hex', 503: 'The chain upstream is unavailable' };
+const common = { method: 'POST' as const, tags: ['btc/ltc'], auth: 'bearer' as const, statuses };
+
+export function utxoRoutes(service: UtxoChainService): AnyRoute[] {
+  return [
+    defineRoute({ ...common, path: '/wallet/utxo/balance', summary: 'Confirmed and unconfirmed balance of an address (satoshis)', body: addressRequest, response: balanceResponse, handler: ({ body }) => service.balance(body.asset, body.address) }),
+    defineRoute({ ...common, path: '/wallet/utxo/history', summary: 'Confirmed and mempool transactions of an address', body: addressRequest, response: historyResponse, handler: ({ body }) => service.history(body.asset, body.address) }),
+    defineRoute({ ...common, path: '/wallet/utxo/utxos', summary: 'Unspent outputs of an address', body: addressRequest, response: utxosResponse, handler: ({ body }) => service.utxos(body.asset, body.address) }),
+    defineRoute({ ...common, path: '/wallet/utxo/fee', summary: 'Fee rate (sat/vB) to confirm within `blocks`', body: feeRequest, response: feeResponse, handler: ({ body }) => service.fee(body.asset, body.blocks) }),
+    defineRoute({ ...common, path: '/wallet/utxo/tip', summary: 'Best-chain tip height', body: assetRequest, response: tipResponse, handler: ({ body }) => service.tip(body.asset) }),
+    defineRoute({ ...common, path: '/wallet/utxo/broadcast', summary: 'Broadcast a signed transaction', body: broadcastRequest, response: broadcastResponse, handler: ({ body }) => service.broadcast(body.asset, body.tx_hex) }),
+  ];
+}

@@ -1,0 +1,25 @@
+import * as v from 'valibot';
+
+export const utxoAsset = v.picklist(['btc', 'ltc'], 'must be btc or ltc');
+const address = v.pipe(v.string('must be a string'), v.minLength(1, 'must not be empty'), v.maxLength(100, 'is too long'));
+
+export const assetRequest = v.strictObject({ asset: utxoAsset });
+export const addressRequest = v.strictObject({ asset: utxoAsset, address });
+export const feeRequest = v.strictObject({ asset: utxoAsset, blocks: v.pipe(v.number('must be a number'), v.integer('must be whole blocks'), v.minValue(1, 'must be at least 1'), v.maxValue(1008, 'must be at most 1008')) });
+export const broadcastRequest = v.strictObject({ asset: utxoAsset, tx_hex: v.pipe(v.string('must be a string'), v.minLength(1, 'must not be empty'), v.maxLength(2_000_000, 'is too long')) });
+
+export const balanceResponse = v.object({ asset: utxoAsset, address: v.string(), confirmed: v.number(), unconfirmed: v.number() });
+export const historyResponse = v.object({
+  asset: utxoAsset,
+  address: v.string(),
+  confirmed: v.array(v.object({ txid: v.string(), height: v.number() })),
+  mempool: v.array(v.object({ txid: v.string() })),
+});
+export const utxosResponse = v.object({
+  asset: utxoAsset,
+  address: v.string(),
+  utxos: v.array(v.object({ txid: v.string(), vout: v.number(), value: v.number(), height: v.nullable(v.number()) })),
+});
+export const feeResponse = v.object({ asset: utxoAsset, blocks: v.number(), sat_per_vbyte: v.number() });
+export const tipResponse = v.object({ asset: utxoAsset, height: v.number() });
+export const broadcastResponse = v.object({ asset: utxoAsset, txid: v.string() });

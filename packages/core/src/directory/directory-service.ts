@@ -1,0 +1,87 @@
+import { ASSETS, type Asset, type ChainNetwork } from '../chains/index.js';
+import type { Database } from '../storage/index.js';
+import { directoryErrors } from './errors.js';
+import { normaliseKey, type SubmittedKey } from './key-forms.js';
+import type { KeyRepository, UserKeyInfo } from './key-repo.js';
+import { receivingKey } from './receiving-keys.js';
+import { normaliseUsername } from './usernames.js';
+
+export interface UsernameLookup {
+  registered: boolean;
+  username: string;
+  user_id: string | null;
+  keys: UserKeyInfo[];
+}
+
+export interface GrinAddressOwner {
+  registered: boolean;
+  user_id: string | null;
+  username: string | null;
+}
+
+export interface Nip05Document {
+  names: Record<string, string>;
+  relays: Record<string, string[]>;
+}
+
+/**
+ * Public directory reads and the key upsert. Unknown subjects get the same shape as known
+ * ones (spec › Errors 2): lookups are not an existence oracle beyond what they must answer.
+ */
+export class DirectoryService {
+  constructor(
+    private readonly db: Database,
+    private readonly keys: KeyRepository,
+    private readonly network: ChainNetwork,
+    private readonly nip05Relays: readonly string[],
+  ) {}
+
+  async registerKey(userId: string, key: SubmittedKey): Promise<UserKeyInfo> {
+    return this.keys.upsert(userId, normaliseKey(key, this.network));
+  }
+
+  async userKeys(userId: string): Promise<{ user_id: string; keys: UserKeyInfo[] }> {
+    return { user_id: userId, keys: await this.keys.list(userId) };
+  }
+
+  async userKey(userId: string, asset: Asset): Promise<UserKeyInfo> {
+    const key = receivingKey(await this.keys.list(userId), asset);
+    if (key === null) throw directoryErrors.create.key_not_found();
+    return key;
+  }
+
+  async byUsername(requested: string): Promise<UsernameLookup> {
+    const normalised = normaliseUsername(requested);
+    const username = normalised ?? requested.toLowerCase().slice(0, 64);
+    const user = normalised === null ? undefined : await this.userByName(normalised);
+    if (user === undefined) return { registered: false, username, user_id: null, keys: [] };
+    const rows = await this.keys.list(user.id);
+    const keys = ASSETS.flatMap((asset) => receivingKey(rows, asset) ?? []);
+    return { registered: true, username, user_id: user.id, keys };
+  }
+
+  async grinAddressOwner(address: string): Promise<GrinAddressOwner> {
+    const userId = await this.keys.ownerOf({ asset: 'grin', keyTypes: ['slatepack_address', 'primary'], publicKey: address.toLowerCase() });
+    if (userId === null) return { registered: false, user_id: null, username: null };
+    const row = (await this.db.knex('users').select('username').where({ id: userId }).first()) as { username: string | null } | undefined;
+    return { registered: true, user_id: userId, username: row?.username ?? null };
+  }
+
+  /** NIP-05: `{names, relays}` for a linked user's handle; an empty document for anything else, never an error. */
+  async nip05(name: unknown): Promise<Nip05Document> {
+    const empty: Nip05Document = { names: {}, relays: {} };
+    if (typeof name !== 'string') return empty;
+    const username = normaliseUsername(name);
+    if (username === null) return empty;
+    const user = await this.userByName(username);
+    if (user?.nostr_pubkey == null) return empty;
+    return {
+      names: { [username]: user.nostr_pubkey },
+      relays: this.nip05Relays.length > 0 ? { [user.nostr_pubkey]: [...this.nip05Relays] } : {},
+    };
+  }
+
+  private async userByName(username: string): Promise<{ id: string; nostr_pubkey: string | null } | undefined> {
+    return (await this.db.knex('users').select('id', 'nostr_pubkey').where({ username }).first()) as { id: string; nostr_pubkey: string | null } | undefined;
+  }
+}

@@ -1,0 +1,47 @@
+import * as v from 'valibot';
+import { ASSETS } from '../chains/index.js';
+import { KEY_TYPES } from './key-forms.js';
+
+export const assetSchema = v.picklist(ASSETS, `must be one of ${ASSETS.join(', ')}`);
+
+/** A key as a wallet submits it (spec: AssetPublicKey / RegisterKeyRequest). */
+export const submittedKey = v.strictObject({
+  asset: assetSchema,
+  public_key: v.pipe(v.string('must be a string'), v.minLength(1, 'must not be empty'), v.maxLength(200, 'is too long')),
+  public_spend_key: v.optional(v.nullable(v.pipe(v.string('must be a string'), v.regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex characters')))),
+});
+
+export const userKeyInfo = v.object({
+  asset: assetSchema,
+  key_type: v.picklist(KEY_TYPES),
+  public_key: v.string(),
+  public_spend_key: v.nullable(v.string()),
+});
+
+export const userKeysResponse = v.object({ user_id: v.pipe(v.string(), v.uuid()), keys: v.array(userKeyInfo) });
+
+export const userIdParams = v.object({ user_id: v.pipe(v.string(), v.uuid('must be a UUID')) });
+export const userAssetParams = v.object({ user_id: v.pipe(v.string(), v.uuid('must be a UUID')), asset: assetSchema });
+
+export const usernameParams = v.object({ username: v.pipe(v.string(), v.maxLength(200, 'is too long')) });
+export const myUsernameResponse = v.object({ username: v.nullable(v.string()) });
+export const setUsernameRequest = v.strictObject({ username: v.pipe(v.string('must be a string'), v.maxLength(64, 'is too long')) });
+export const setUsernameResponse = v.object({ username: v.string() });
+
+export const lookupUsernameResponse = v.object({
+  registered: v.boolean(),
+  username: v.string(),
+  user_id: v.nullable(v.pipe(v.string(), v.uuid())),
+  keys: v.array(userKeyInfo),
+});
+
+export const grinAddressParams = v.object({ addr: v.pipe(v.string(), v.maxLength(200, 'is too long')) });
+export const grinAddressUserResponse = v.object({
+  registered: v.boolean(),
+  user_id: v.nullable(v.pipe(v.string(), v.uuid())),
+  username: v.nullable(v.string()),
+});
+
+/** NIP-05 never refuses a query: anything that is not one plain name yields the empty document. */
+export const nip05Query = v.looseObject({ name: v.optional(v.unknown()) });
+export const nip05Response = v.object({ names: v.record(v.string(), v.string()), relays: v.record(v.string(), v.array(v.string())) });

@@ -1,0 +1,12 @@
+import { defineErrors } from '../errors/index.js';
+
+/** Registration-gate errors. The invite message is one literal for not-found, used and expired. */
+export const gateErrors = defineErrors({
+  pow_required: { status: 400, message: 'A proof-of-work solution (altcha_solution) is required to register.' },
+  pow_invalid: { status: 400, message: 'The proof-of-work solution is invalid, expired or already used.' },
+  invite_invalid: { status: 400, message: 'Invalid invite code' },
+  payment_required: { status: 400, message: 'Registration requires a settled payment (payment_invoice_id).' },
+  payment_invalid: { status: 400, message: 'The payment invoice is unknown, unpaid, already used or for another wallet.' },
+  payment_gate_off: { status: 400, message: 'Registration does not require payment on this server.' },
+  already_registered: { status: 400, message: 'This wallet is already registered.' },
+});

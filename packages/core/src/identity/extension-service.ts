@@ -1,0 +1,120 @@
+import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
+import type { AuthResponse, SessionService } from '../auth/index.js';
+import type { Clock } from '../clock/index.js';
+import { hash160, MESSAGE_NETWORKS, recoverMessageSigner, type Peppers } from '../crypto/index.js';
+import { normaliseKey, type KeyRepository, type ReceivingKey, type SubmittedKey } from '../directory/index.js';
+import type { ChainNetwork } from '../chains/index.js';
+import { isUniqueViolation, type Database, type Knex } from '../storage/index.js';
+import { identityErrors } from './errors.js';
+import type { GateInputs, RegistrationAttempt, RegistrationGates } from './gates.js';
+import type { IdentityRepository, IdentityRow } from './identity-repo.js';
+import type { LoginEventLog } from './login-events.js';
+import { extensionLoginMessage, keyRotationMessage, SIGNED_TIMESTAMP_SKEW_SEC } from './messages.js';
+import type { SpentProofStore } from './spent-proofs.js';
+
+export interface ExtensionLoginRequest extends GateInputs {
+  pubkey_hash: string;
+  seed_fingerprint: string;
+  keys: SubmittedKey[];
+  timestamp: number;
+  signature: string;
+  rotation_signature?: string | undefined;
+}
+
+export interface ExtensionDeps {
+  db: Database;
+  identities: IdentityRepository;
+  keys: KeyRepository;
+  sessions: SessionService;
+  gates: RegistrationGates;
+  spentProofs: SpentProofStore;
+  loginEvents: LoginEventLog;
+  peppers: Peppers;
+  clock: Clock;
+  service: string;
+  network: ChainNetwork;
+}
+
+/** The compressed BTC key that signed `message`, or null. Compressed only: pubkey_hash is HASH160 of the compressed key. */
+function btcSigner(message: string, signature: string): Uint8Array | null {
+  const signer = recoverMessageSigner(utf8ToBytes(message), signature, MESSAGE_NETWORKS['btc-mainnet']);
+  return signer !== null && signer.publicKey.length === 33 ? signer.publicKey : null;
+}
+
+/**
+ * `POST /auth/extension` (spec › Authentication and identity, rule 2): the BTC key proves
+ * itself by signing a timestamped login message; a known pubkey_hash logs in without gates; a
+ * new one registers through the gates, re-pointing an existing account only with a rotation
+ * proof by the key that account has on file.
+ */
+export class ExtensionLoginService {
+  constructor(private readonly deps: ExtensionDeps) {}
+
+  async login(request: ExtensionLoginRequest, clientIp: string): Promise<AuthResponse> {
+    const { deps } = this;
+    const pubkeyHash = request.pubkey_hash.toLowerCase();
+    const signer = btcSigner(extensionLoginMessage(deps.service, pubkeyHash, request.timestamp), request.signature);
+    if (signer === null || bytesToHex(hash160(signer)) !== pubkeyHash) throw identityErrors.create.proof_invalid();
+    const now = deps.clock.now();
+    const skewSec = Math.abs(Math.floor(now.getTime() / 1000) - request.timestamp);
+    if (skewSec > SIGNED_TIMESTAMP_SKEW_SEC) throw identityErrors.create.proof_expired();
+    const keys = this.keysFor(request.keys, bytesToHex(signer));
+    const peppered = deps.peppers.pepper(pubkeyHash);
+    const seed = deps.peppers.pepper(request.seed_fingerprint.toLowerCase());
+    const attempt = { identity: { kind: 'pubkey_hash' as const, value: pubkeyHash }, inputs: request };
+    // Slow and remote gate checks run before the transaction, and only for a new identity.
+    if ((await deps.identities.byPubkeyHash(peppered)) === null) await deps.gates.precheck(attempt);
+
+    try {
+      return await deps.db.transaction(async (trx) => {
+        // Single use per identity: the timestamp is part of the key, and it outlives the skew window.
+        const expires = new Date((request.timestamp + 2 * SIGNED_TIMESTAMP_SKEW_SEC) * 1000);
+        if (!(await deps.spentProofs.spend(`extension:${peppered}:${request.timestamp}`, expires, trx))) throw identityErrors.create.proof_replayed();
+        const userId = await this.resolve(trx, request, attempt, peppered, seed, pubkeyHash);
+        for (const key of keys) await deps.keys.upsert(userId, key, trx);
+        await deps.loginEvents.record({ userId, platform: 'extension', clientIp, fingerprint: seed }, trx);
+        return deps.sessions.start(userId, 'extension', trx);
+      });
+    } catch (err) {
+      if (isUniqueViolation(err)) throw identityErrors.create.identity_conflict({ cause: err });
+      throw err;
+    }
+  }
+
+  /** Validates every submitted key; the BTC key on file is always the proven one. */
+  private keysFor(submitted: SubmittedKey[], provenKeyHex: string): ReceivingKey[] {
+    const keys = submitted.map((key) => normaliseKey(key, this.deps.network));
+    const btc = keys.find((key) => key.asset === 'btc');
+    if (btc !== undefined && btc.publicKey !== provenKeyHex) throw identityErrors.create.key_mismatch();
+    return [...keys.filter((key) => key.asset !== 'btc'), { asset: 'btc', keyType: 'primary', publicKey: provenKeyHex, publicSpendKey: null }];
+  }
+
+  private async resolve(trx: Knex.Transaction, request: ExtensionLoginRequest, attempt: RegistrationAttempt, peppered: string, seed: string, pubkeyHash: string): Promise<string> {
+    const { deps } = this;
+    const known = await deps.identities.byPubkeyHash(peppered, trx);
+    if (known !== null) {
+      await deps.identities.adoptSeed(known.id, seed, trx);
+      return known.id;
+    }
+    const rotated = request.rotation_signature === undefined ? null : await this.rotationTarget(trx, request, seed, pubkeyHash);
+    // Rotation is a new pubkey for the gates too (spec): a re-pointed account is gated like a new one.
+    await deps.gates.admit(attempt, trx);
+    if (rotated !== null) {
+      if (!(await deps.identities.repoint(rotated.id, rotated.pubkey_hash, peppered, trx))) throw identityErrors.create.identity_conflict();
+      return rotated.id;
+    }
+    return deps.identities.create({ pubkeyHash: peppered, seedFingerprint: seed }, trx);
+  }
+
+  /** The account with this seed whose BTC key on file signed the rotation message, if any. */
+  private async rotationTarget(trx: Knex.Transaction, request: ExtensionLoginRequest, seed: string, pubkeyHash: string): Promise<IdentityRow | null> {
+    const signer = btcSigner(keyRotationMessage(this.deps.service, pubkeyHash, request.timestamp), request.rotation_signature ?? '');
+    if (signer === null) return null;
+    const signerHex = bytesToHex(signer);
+    for (const candidate of await this.deps.identities.bySeed(seed, trx)) {
+      const onFile = await this.deps.keys.find(candidate.id, 'btc', 'primary', trx);
+      if (onFile?.public_key === signerHex) return candidate;
+    }
+    return null;
+  }
+}

@@ -1,0 +1,35 @@
+import { addMs, type Clock } from '../clock/index.js';
+import { newId, type Peppers } from '../crypto/index.js';
+import type { Platform } from '../http/index.js';
+import type { Database, Executor } from '../storage/index.js';
+
+const DAY_MS = 86_400_000;
+
+/**
+ * Login events (spec › Privacy): who logged in, on which platform, when; the IP only as a
+ * salted hash and the fingerprint only peppered (callers pass the peppered value).
+ */
+export class LoginEventLog {
+  constructor(
+    private readonly db: Database,
+    private readonly peppers: Peppers,
+    private readonly clock: Clock,
+  ) {}
+
+  async record(event: { userId: string; platform: Platform; clientIp: string; fingerprint?: string | null }, executor: Executor = this.db.knex): Promise<void> {
+    await executor('login_events').insert({
+      id: newId(),
+      user_id: event.userId,
+      platform: event.platform,
+      ip_hash: this.peppers.hashIp(event.clientIp),
+      fingerprint: event.fingerprint ?? null,
+      created_at: this.db.dialect.time(this.clock.now()),
+    });
+  }
+
+  /** Deletes events older than the retention period; returns how many. */
+  async sweep(retentionDays: number): Promise<number> {
+    const cutoff = addMs(this.clock.now(), -retentionDays * DAY_MS);
+    return this.db.knex('login_events').where('created_at', '<', this.db.dialect.time(cutoff)).delete();
+  }
+}

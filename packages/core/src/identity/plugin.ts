@@ -1,0 +1,63 @@
+import { KeyRepository } from '../directory/index.js';
+import type { WalletPlugin } from '../plugin/index.js';
+import { ExtensionLoginService } from './extension-service.js';
+import type { RegistrationGates } from './gates.js';
+import { IdentityRepository } from './identity-repo.js';
+import { LoginEventLog } from './login-events.js';
+import { NostrIdentityService } from './nostr-service.js';
+import { RestoreCheckService } from './restore-service.js';
+import { identityRoutes } from './routes.js';
+import { SpentProofStore } from './spent-proofs.js';
+import { WebsiteLoginService } from './website-service.js';
+
+/**
+ * Identity as a core plugin: extension (BTC key), Nostr and website login, the restore check,
+ * and the retention sweeps of what they record. `gates` is core's one registration hook point.
+ */
+export function identityPlugin(options: { gates: RegistrationGates }): WalletPlugin {
+  return {
+    name: 'core-identity',
+    setup(ctx) {
+      const { db, clock, settings } = ctx;
+      const identities = new IdentityRepository(db, clock);
+      const keys = new KeyRepository(db, clock);
+      const spentProofs = new SpentProofStore(db, clock);
+      const loginEvents = new LoginEventLog(db, ctx.crypto, clock);
+      const common = {
+        identities,
+        keys,
+        sessions: ctx.auth.sessions,
+        loginEvents,
+        peppers: ctx.crypto,
+        clock,
+        service: settings.publicApiUrl,
+        network: settings.chainNetwork,
+      };
+      const restore = new RestoreCheckService(db, ctx.crypto, clock, {
+        ipThreshold: settings.restoreIpThreshold,
+        failThreshold: settings.restoreFailThreshold,
+        windowSec: settings.restoreWindowSec,
+      });
+      const services = {
+        extension: new ExtensionLoginService({ ...common, db, gates: options.gates, spentProofs }),
+        restore,
+        nostr: new NostrIdentityService({ ...common, db, challenges: ctx.auth.challenges, signedActions: ctx.auth.signedActions, gates: options.gates, spentProofs }),
+        website: new WebsiteLoginService({ ...common, challenges: ctx.auth.challenges }),
+      };
+      for (const route of identityRoutes(services)) ctx.routes.add(route);
+
+      const every = settings.retentionSweepIntervalSec * 1000;
+      ctx.scheduler.every('login-event-retention', every, async () => {
+        const removed = await loginEvents.sweep(settings.loginEventRetentionDays);
+        if (removed > 0) ctx.logger.info('login events expired', { removed });
+      });
+      ctx.scheduler.every('restore-attempt-retention', every, async () => {
+        const removed = await restore.sweep();
+        if (removed > 0) ctx.logger.info('restore attempts expired', { removed });
+      });
+      ctx.scheduler.every('spent-proof-sweep', every, async () => {
+        await spentProofs.sweepExpired();
+      });
+    },
+  };
+}

@@ -1,0 +1,127 @@
+import { authResponse } from '../auth/index.js';
+import { defineRoute, type AnyRoute } from '../http/index.js';
+import type { ExtensionLoginService } from './extension-service.js';
+import type { NostrIdentityService } from './nostr-service.js';
+import type { RestoreCheckService } from './restore-service.js';
+import {
+  checkRestoreRequest,
+  checkRestoreResponse,
+  extensionRequest,
+  nonceResponse,
+  nostrLinkRequest,
+  nostrLinkResponse,
+  nostrRegisterRequest,
+  websiteChallengeRequest,
+  websiteChallengeResponse,
+  websiteVerifyRequest,
+} from './schemas.js';
+import type { WebsiteLoginService } from './website-service.js';
+
+export interface IdentityServices {
+  extension: ExtensionLoginService;
+  restore: RestoreCheckService;
+  nostr: NostrIdentityService;
+  website: WebsiteLoginService;
+}
+
+const nonceBody = (issued: { nonce: string; purpose: string; expiresAt: Date }) => ({ nonce: issued.nonce, purpose: issued.purpose, expires_at: issued.expiresAt.toISOString() });
+
+export function identityRoutes(services: IdentityServices): AnyRoute[] {
+  return [
+    defineRoute({
+      method: 'POST',
+      path: '/auth/extension',
+      summary: 'Register or log in with the BTC key (signed timestamp)',
+      description: 'See docs/wallet-integration.md for the exact message. A known pubkey_hash logs in; a new one registers through the registration gates.',
+      tags: ['auth'],
+      auth: 'none',
+      body: extensionRequest,
+      response: authResponse,
+      statuses: { 400: 'Invalid input or a key that does not match the proven BTC key', 401: 'Proof invalid, outside the time window or replayed', 409: 'Registered concurrently' },
+      handler: ({ body, clientIp }) => services.extension.login(body, clientIp),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/auth/check-restore',
+      summary: 'Does a restored seed belong to a registered wallet?',
+      tags: ['auth'],
+      auth: 'none',
+      body: checkRestoreRequest,
+      response: checkRestoreResponse,
+      statuses: { 429: 'Per-IP or per-fingerprint restore governor tripped' },
+      handler: ({ body, clientIp }) => services.restore.check(body, clientIp),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/auth/nostr',
+      summary: 'Log in with a linked Nostr key (NIP-98 `Authorization: Nostr …`)',
+      tags: ['auth'],
+      auth: 'none',
+      response: authResponse,
+      statuses: { 401: 'Invalid NIP-98 proof or the npub is not linked' },
+      handler: ({ headers, rawBody, clientIp }) => services.nostr.login(headers.authorization, rawBody, clientIp),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/auth/nostr/link-challenge',
+      summary: 'A single-use nonce for linking a Nostr key to the caller',
+      tags: ['auth'],
+      auth: 'bearer',
+      response: nonceResponse,
+      handler: async ({ auth }) => nonceBody(await services.nostr.linkChallenge(auth.userId)),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/auth/nostr/link',
+      summary: "Link a Nostr key to the caller's account (signed action `nostr_link`)",
+      tags: ['auth'],
+      auth: 'bearer',
+      body: nostrLinkRequest,
+      response: nostrLinkResponse,
+      statuses: { 401: 'Invalid proof or nonce', 409: 'The npub is linked to another account, or this account to another npub' },
+      handler: ({ auth, body }) => services.nostr.link(auth.userId, body.nostr_token, body.nonce),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/auth/nostr/register-challenge',
+      summary: 'A single-use nonce for Nostr registration',
+      tags: ['auth'],
+      auth: 'none',
+      response: nonceResponse,
+      handler: async () => nonceBody(await services.nostr.registerChallenge()),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/auth/nostr/register',
+      summary: 'Register or log in by Nostr key (signed action `nostr_register`)',
+      tags: ['auth'],
+      auth: 'none',
+      body: nostrRegisterRequest,
+      response: authResponse,
+      statuses: { 400: 'Invalid input', 401: 'Invalid proof or nonce', 409: 'The seed is registered under another Nostr identity' },
+      handler: ({ body, clientIp }) => services.nostr.register(body, clientIp),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/auth/website/challenge',
+      summary: 'An origin-bound challenge for website login',
+      tags: ['auth'],
+      auth: 'none',
+      body: websiteChallengeRequest,
+      response: websiteChallengeResponse,
+      statuses: { 400: 'Invalid origin' },
+      handler: ({ body }) => services.website.challenge(body.origin),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/auth/website/verify',
+      summary: 'Log in on a website by signing its challenge with a registered key',
+      tags: ['auth'],
+      auth: 'none',
+      body: websiteVerifyRequest,
+      response: authResponse,
+      statuses: { 400: 'Invalid asset or signature format', 401: 'Invalid or expired challenge, invalid signature or unknown wallet' },
+      handler: ({ body, headers, clientIp }) => services.website.verify(body, headers.origin, clientIp),
+    }),
+  ];
+}

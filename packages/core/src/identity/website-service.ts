@@ -1,0 +1,127 @@
+import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
+import type { AuthResponse, SessionService } from '../auth/index.js';
+import type { ChallengeStore } from '../challenges/index.js';
+import { cryptonoteNetworkOf, isAsset, type Asset, type ChainNetwork } from '../chains/index.js';
+import type { Clock } from '../clock/index.js';
+import { hash160, MESSAGE_NETWORKS, recoverMessageSigner, verifyCryptonoteMessage, verifyGrinMessage, type Peppers } from '../crypto/index.js';
+import type { KeyRepository } from '../directory/index.js';
+import { identityErrors } from './errors.js';
+import type { IdentityRepository } from './identity-repo.js';
+import type { LoginEventLog } from './login-events.js';
+import { websiteChallengeMessage } from './messages.js';
+
+export const WEBSITE_LOGIN_PURPOSE = 'website_login';
+
+export interface WebsiteVerifyRequest {
+  challenge_id: string;
+  asset: string;
+  public_key: string;
+  signature: string;
+}
+
+export interface WebsiteDeps {
+  identities: IdentityRepository;
+  keys: KeyRepository;
+  sessions: SessionService;
+  challenges: ChallengeStore;
+  loginEvents: LoginEventLog;
+  peppers: Peppers;
+  clock: Clock;
+  service: string;
+  network: ChainNetwork;
+}
+
+const BASE64_COMPACT = /^[A-Za-z0-9+/]{86}[AEIMQUYcgkosw048]=$/;
+const CRYPTONOTE_SIGNATURE = /^SigV[12][1-9A-HJ-NP-Za-km-z]{88}$/;
+const CRYPTONOTE_ADDRESS = /^[1-9A-HJ-NP-Za-km-z]{95,110}$/;
+const FORMATS: Record<Asset, { key: RegExp; signature: RegExp }> = {
+  btc: { key: /^0[23][0-9a-fA-F]{64}$/, signature: BASE64_COMPACT },
+  ltc: { key: /^0[23][0-9a-fA-F]{64}$/, signature: BASE64_COMPACT },
+  xmr: { key: CRYPTONOTE_ADDRESS, signature: CRYPTONOTE_SIGNATURE },
+  wow: { key: CRYPTONOTE_ADDRESS, signature: CRYPTONOTE_SIGNATURE },
+  grin: { key: /^[0-9a-fA-F]{64}$/, signature: /^[0-9a-fA-F]{128}$/ },
+};
+
+/** An origin as browsers send it: scheme, host, optional port; nothing else. */
+export function parseOrigin(value: string): string | null {
+  if (value.length > 200) return null;
+  try {
+    const url = new URL(value);
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') return null;
+    return url.origin === value ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Website login (spec › rule 9): an origin-bound challenge, answered by a signature of one
+ * registered key. Format checks come first and change nothing; then the challenge is burned
+ * (single use, even if everything after fails); then expiry; then the asset's signature
+ * scheme; then the ALREADY registered owner of the proven key. Never creates an account.
+ */
+export class WebsiteLoginService {
+  constructor(private readonly deps: WebsiteDeps) {}
+
+  async challenge(origin: string): Promise<{ challenge: string; challenge_id: string; expires_at: string }> {
+    const parsed = parseOrigin(origin);
+    if (parsed === null) throw identityErrors.create.website_origin_invalid();
+    const issued = await this.deps.challenges.issue(WEBSITE_LOGIN_PURPOSE, { subject: parsed });
+    return {
+      challenge: websiteChallengeMessage({ origin: parsed, service: this.deps.service, nonce: issued.nonce, expiresAt: issued.expiresAt }),
+      challenge_id: issued.nonce,
+      expires_at: issued.expiresAt.toISOString(),
+    };
+  }
+
+  async verify(request: WebsiteVerifyRequest, requestOrigin: string | undefined, clientIp: string): Promise<AuthResponse> {
+    const { deps } = this;
+    if (!isAsset(request.asset)) throw identityErrors.create.website_asset_invalid();
+    const asset = request.asset;
+    const format = FORMATS[asset];
+    if (!format.key.test(request.public_key) || !format.signature.test(request.signature)) throw identityErrors.create.website_signature_format();
+    if (!/^[0-9a-f]{64}$/.test(request.challenge_id)) throw identityErrors.create.website_challenge_invalid();
+
+    const challenge = await deps.challenges.take(request.challenge_id, WEBSITE_LOGIN_PURPOSE);
+    if (challenge === null || challenge.subject === null) throw identityErrors.create.website_challenge_invalid();
+    if (challenge.expiresAt <= deps.clock.now()) throw identityErrors.create.website_challenge_invalid();
+    // A browser names the page that sent the request; a challenge issued to another site is refused.
+    if (requestOrigin !== undefined && requestOrigin !== challenge.subject) throw identityErrors.create.website_challenge_invalid();
+
+    const message = utf8ToBytes(websiteChallengeMessage({ origin: challenge.subject, service: deps.service, nonce: challenge.nonce, expiresAt: challenge.expiresAt }));
+    const userId = await this.provenOwner(asset, request.public_key, request.signature, message);
+    await deps.loginEvents.record({ userId, platform: 'web', clientIp });
+    return deps.sessions.start(userId, 'web');
+  }
+
+  private async provenOwner(asset: Asset, publicKey: string, signature: string, message: Uint8Array): Promise<string> {
+    const { deps } = this;
+    let owner: string | null;
+    switch (asset) {
+      case 'btc':
+      case 'ltc': {
+        const signer = recoverMessageSigner(message, signature, MESSAGE_NETWORKS[asset === 'btc' ? 'btc-mainnet' : 'ltc-mainnet']);
+        if (signer === null || bytesToHex(signer.publicKey) !== publicKey.toLowerCase()) throw identityErrors.create.website_signature_invalid();
+        owner =
+          asset === 'btc'
+            ? ((await deps.identities.byPubkeyHash(deps.peppers.pepper(bytesToHex(hash160(signer.publicKey)))))?.id ?? null)
+            : await deps.keys.ownerOf({ asset, keyTypes: ['primary'], publicKey: publicKey.toLowerCase() });
+        break;
+      }
+      case 'xmr':
+      case 'wow': {
+        const checked = verifyCryptonoteMessage({ asset, network: cryptonoteNetworkOf(deps.network), address: publicKey, message, signature });
+        if (!checked.ok) throw identityErrors.create.website_signature_invalid();
+        owner = await deps.keys.ownerOf({ asset, keyTypes: ['primary'], publicKey });
+        break;
+      }
+      case 'grin': {
+        if (!verifyGrinMessage(publicKey, message, signature)) throw identityErrors.create.website_signature_invalid();
+        owner = await deps.keys.ownerOf({ asset, keyTypes: ['primary'], publicKey: publicKey.toLowerCase() });
+        break;
+      }
+    }
+    if (owner === null) throw identityErrors.create.website_wallet_unknown();
+    return owner;
+  }
+}

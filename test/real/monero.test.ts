@@ -1,0 +1,46 @@
+import { expect } from 'chai';
+import { createTestBackend, eachDialect, loadVectors, seedSession, type TestBackend } from '../harness/index.js';
+import { LwsFake } from '../fakes/lws.js';
+import { requireDaemon, startMonerod, type Daemon } from './daemons.js';
+
+const MINER = loadVectors<any>('xmr.json').wallets_public.mainnet.A.address as string;
+
+eachDialect('real tier: monerod --regtest', (dialect) => {
+  let monerod: Daemon;
+  const lws = new LwsFake();
+  before(async function () {
+    this.timeout(90_000);
+    requireDaemon('monerod', this);
+    monerod = await startMonerod();
+    await lws.start();
+  });
+  after(async function () {
+    this.timeout(30_000);
+    await lws.close();
+    await monerod?.stop();
+  });
+  const t = {} as TestBackend;
+  beforeEach(async () => {
+    Object.assign(t, await createTestBackend(dialect, { settings: { chainNetwork: 'regtest', xmrLwsUrl: lws.url, xmrDaemonUrl: monerod.rpcUrl, upstreamTimeoutMs: 5_000 } }));
+  });
+  afterEach(() => t.close());
+
+  it('height and coinbase confirmations through our endpoints match the daemon', async function () {
+    this.timeout(60_000);
+    const { auth } = await seedSession(t.backend);
+    const post = (path: string, body: unknown) => t.client.post(`/api/v1/wallet/lws/${path}`, body, { token: auth.access_token });
+    const generated = await monerod.rpc('generateblocks', { amount_of_blocks: 5, wallet_address: MINER });
+    const height = (await post('height', { asset: 'xmr' })).body.height;
+    expect(height).to.equal(generated.height + 1);
+    expect((await t.client.get('/api/v1/wallet/heights', { token: auth.access_token })).body.xmr).to.equal(height);
+
+    const block = await monerod.rpc('get_block', { height: generated.height - 2 });
+    const minerTx = block.miner_tx_hash as string;
+    const first = (await post('confirmations', { asset: 'xmr', txid: minerTx })).body;
+    expect(first).to.include({ found: true, in_pool: false, block_height: generated.height - 2 });
+    await monerod.rpc('generateblocks', { amount_of_blocks: 2, wallet_address: MINER });
+    const later = (await post('confirmations', { asset: 'xmr', txid: minerTx })).body;
+    expect(later.confirmations).to.equal(first.confirmations + 2);
+    expect((await post('confirmations', { asset: 'xmr', txid: 'ab'.repeat(32) })).body).to.include({ found: false, confirmations: 0 });
+  });
+});
