@@ -1,6 +1,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 
 /**
@@ -14,7 +15,25 @@ export function requireDaemon(binary: string, context: Mocha.Context): void {
   context.skip();
 }
 
-const port = () => 30_000 + Math.floor(Math.random() * 20_000);
+/** A port the OS just handed out as free (a fixed random range collides with ephemeral ports). */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** Starts a daemon, trying again (new ports, new directory) when it exits early, e.g. on a port taken in between. */
+async function withRetries(start: () => Promise<Daemon>): Promise<Daemon> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await start();
+    } catch (err) {
+      if (attempt >= 3 || !/exited with/.test((err as Error).message)) throw err;
+    }
+  }
+}
 
 async function waitFor(check: () => Promise<boolean>, what: string, child: ChildProcess, log: () => string): Promise<void> {
   const deadline = Date.now() + 60_000;
@@ -55,12 +74,16 @@ async function stopChild(child: ChildProcess, dir: string): Promise<void> {
 }
 
 /** monerod --regtest --offline with a fixed difficulty of 1: blocks come from `generateblocks`. */
-export async function startMonerod(): Promise<Daemon> {
+export function startMonerod(): Promise<Daemon> {
+  return withRetries(startMonerodOnce);
+}
+
+async function startMonerodOnce(): Promise<Daemon> {
   const dir = mkdtempSync(join(tmpdir(), 'monerod-'));
-  const rpcPort = port();
+  const [rpcPort, p2pPort] = [await freePort(), await freePort()];
   const { child, log } = spawnLogged('monerod', [
     '--regtest', '--offline', '--fixed-difficulty', '1', '--data-dir', dir, '--non-interactive', '--no-igd', '--disable-rpc-ban',
-    '--rpc-bind-ip', '127.0.0.1', '--rpc-bind-port', String(rpcPort), '--p2p-bind-port', String(rpcPort + 1), '--zmq-rpc-bind-port', String(rpcPort + 2), '--log-level', '0',
+    '--rpc-bind-ip', '127.0.0.1', '--rpc-bind-port', String(rpcPort), '--p2p-bind-port', String(p2pPort), '--no-zmq', '--log-level', '0',
   ]);
   const rpcUrl = `http://127.0.0.1:${rpcPort}`;
   const rpc = async (method: string, params: unknown) => {
@@ -69,16 +92,47 @@ export async function startMonerod(): Promise<Daemon> {
     if (body.error) throw new Error(`monerod ${method}: ${body.error.message}`);
     return body.result;
   };
-  await waitFor(async () => (await fetch(`${rpcUrl}/get_height`, { method: 'POST', body: '{}' })).ok, 'monerod', child, log);
+  await waitFor(async () => (await fetch(`${rpcUrl}/get_height`, { method: 'POST', body: '{}' })).ok, 'monerod', child, log).catch(async (err: unknown) => {
+    await stopChild(child, dir);
+    throw err;
+  });
   return { rpcUrl, rpc, stop: () => stopChild(child, dir) };
 }
 
+/** monero-wallet-rpc on a fresh wallet directory, talking to `monerod` (regtest uses mainnet addresses). */
+export function startMoneroWallet(monerod: Daemon): Promise<Daemon> {
+  return withRetries(async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'monero-wallet-'));
+    const rpcPort = await freePort();
+    const { child, log } = spawnLogged('monero-wallet-rpc', [
+      '--daemon-address', monerod.rpcUrl.replace('http://', ''), '--trusted-daemon', '--wallet-dir', dir, '--shared-ringdb-dir', join(dir, 'ringdb'),
+      '--rpc-bind-ip', '127.0.0.1', '--rpc-bind-port', String(rpcPort), '--disable-rpc-login', '--non-interactive', '--log-level', '0',
+    ]);
+    const rpcUrl = `http://127.0.0.1:${rpcPort}`;
+    const rpc = async (method: string, params: unknown) => {
+      const response = await fetch(`${rpcUrl}/json_rpc`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: '0', method, params }) });
+      const body = (await response.json()) as { result?: unknown; error?: { message: string } };
+      if (body.error) throw new Error(`monero-wallet-rpc ${method}: ${body.error.message}`);
+      return body.result;
+    };
+    await waitFor(async () => (await rpc('get_version', {})) !== undefined, 'monero-wallet-rpc', child, log).catch(async (err: unknown) => {
+      await stopChild(child, dir);
+      throw err;
+    });
+    return { rpcUrl, rpc, stop: () => stopChild(child, dir) };
+  });
+}
+
 /** litecoind -regtest with a wallet: addresses and transactions made by Litecoin Core itself. */
-export async function startLitecoind(): Promise<Daemon> {
+export function startLitecoind(): Promise<Daemon> {
+  return withRetries(startLitecoindOnce);
+}
+
+async function startLitecoindOnce(): Promise<Daemon> {
   const dir = mkdtempSync(join(tmpdir(), 'litecoind-'));
-  const rpcPort = port();
+  const [rpcPort, p2pPort] = [await freePort(), await freePort()];
   const { child, log } = spawnLogged('litecoind', [
-    '-regtest', `-datadir=${dir}`, `-rpcport=${rpcPort}`, `-port=${rpcPort + 1}`, '-rpcuser=wallet', '-rpcpassword=backend', '-rpcbind=127.0.0.1', '-rpcallowip=127.0.0.1',
+    '-regtest', `-datadir=${dir}`, `-rpcport=${rpcPort}`, `-port=${p2pPort}`, '-rpcuser=wallet', '-rpcpassword=backend', '-rpcbind=127.0.0.1', '-rpcallowip=127.0.0.1',
     '-fallbackfee=0.0002', '-listen=0', '-server=1', '-printtoconsole=1',
   ]);
   const rpcUrl = `http://127.0.0.1:${rpcPort}`;
@@ -92,6 +146,9 @@ export async function startLitecoind(): Promise<Daemon> {
     if (body.error) throw new Error(`litecoind ${method}: ${body.error.message}`);
     return body.result;
   };
-  await waitFor(async () => (await rpc('getblockcount', [])) !== undefined, 'litecoind', child, log);
+  await waitFor(async () => (await rpc('getblockcount', [])) !== undefined, 'litecoind', child, log).catch(async (err: unknown) => {
+    await stopChild(child, dir);
+    throw err;
+  });
   return { rpcUrl, rpc, stop: () => stopChild(child, dir) };
 }
