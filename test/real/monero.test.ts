@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import { createTestBackend, eachDialect, loadVectors, seedSession, type TestBackend } from '../harness/index.js';
 import { LwsFake } from '../fakes/lws.js';
-import { requireDaemon, startMonerod, type Daemon } from './daemons.js';
+import { parseMoneroTransaction } from '../../packages/core/src/chains/lws/index.js';
+import { requireDaemon, startMonerod, startMoneroWallet, type Daemon } from './daemons.js';
 
 const MINER = loadVectors<any>('xmr.json').wallets_public.mainnet.A.address as string;
 
@@ -42,5 +43,34 @@ eachDialect('real tier: monerod --regtest', (dialect) => {
     const later = (await post('confirmations', { asset: 'xmr', txid: minerTx })).body;
     expect(later.confirmations).to.equal(first.confirmations + 2);
     expect((await post('confirmations', { asset: 'xmr', txid: 'ab'.repeat(32) })).body).to.include({ found: false, confirmations: 0 });
+  });
+
+  it('a transaction monero-wallet-rpc signs parses to its txid, is submitted, and its confirmations follow the daemon', async function () {
+    this.timeout(120_000);
+    requireDaemon('monero-wallet-rpc', this);
+    const wallet = await startMoneroWallet(monerod);
+    try {
+      await wallet.rpc('create_wallet', { filename: 'w', language: 'English' });
+      const { address } = await wallet.rpc('get_address', { account_index: 0 });
+      // Coinbase outputs unlock after 60 blocks; 100 more give the ring its decoys.
+      await monerod.rpc('generateblocks', { amount_of_blocks: 160, wallet_address: address });
+      await wallet.rpc('refresh', {});
+      const signed = await wallet.rpc('transfer', { destinations: [{ amount: 1_000_000_000_000, address: MINER }], do_not_relay: true, get_tx_hex: true });
+      expect(parseMoneroTransaction(signed.tx_blob)?.txid).to.equal(signed.tx_hash);
+
+      const { auth } = await seedSession(t.backend);
+      const post = (path: string, body: unknown) => t.client.post(`/api/v1/wallet/lws/${path}`, body, { token: auth.access_token });
+      expect((await post('submit_tx', { asset: 'xmr', tx: signed.tx_blob })).body).to.deep.equal({ ok: true });
+      expect(lws.submitted.at(-1)).to.equal(signed.tx_blob);
+
+      // The fake LWS does not relay; hand the same bytes to the real daemon and follow them.
+      const relayed = await fetch(`${monerod.rpcUrl}/send_raw_transaction`, { method: 'POST', body: JSON.stringify({ tx_as_hex: signed.tx_blob }) }).then((r) => r.json() as Promise<{ status?: string }>);
+      expect(relayed.status).to.equal('OK');
+      expect((await post('confirmations', { asset: 'xmr', txid: signed.tx_hash })).body).to.include({ found: true, in_pool: true, confirmations: 0 });
+      await monerod.rpc('generateblocks', { amount_of_blocks: 1, wallet_address: MINER });
+      expect((await post('confirmations', { asset: 'xmr', txid: signed.tx_hash })).body).to.include({ found: true, in_pool: false, confirmations: 1 });
+    } finally {
+      await wallet.stop();
+    }
   });
 });

@@ -1,6 +1,10 @@
+import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
 import { createTestBackend, CryptonoteKey, eachDialect, seedSession, useTestBackend, type TestBackend } from '../../harness/index.js';
 import { LwsFake, MonerodFake } from '../../fakes/lws.js';
+
+/** A transaction monero-wallet-rpc signed (RingCT type 6), so submissions carry a real one. */
+const SIGNED_TX = JSON.parse(readFileSync(new URL('../../fixtures/monero-regtest-tx.json', import.meta.url), 'utf8')) as { tx_blob: string };
 
 eachDialect('chains: XMR/WOW through a light-wallet server', (dialect) => {
   const lws = new LwsFake();
@@ -79,10 +83,16 @@ eachDialect('chains: XMR/WOW through a light-wallet server', (dialect) => {
     expect(outs.body.amount_outs).to.have.length(1);
     expect(outs.body.amount_outs[0].outputs).to.have.length(16);
     expect((await post('random_outs', { asset: 'xmr', count: 0 })).status).to.equal(400);
-    expect((await post('submit_tx', { asset: 'xmr', tx: 'ab'.repeat(200) })).body).to.deep.equal({ ok: true });
+    expect((await post('submit_tx', { asset: 'xmr', tx: SIGNED_TX.tx_blob })).body).to.deep.equal({ ok: true });
     lws.submitStatus = 'Failed';
-    expect((await post('submit_tx', { asset: 'xmr', tx: 'ab'.repeat(200) })).body.error.code).to.equal('tx_rejected');
-    expect((await post('submit_tx', { asset: 'xmr', tx: 'not hex' })).status).to.equal(400);
+    expect((await post('submit_tx', { asset: 'xmr', tx: SIGNED_TX.tx_blob })).body.error.code).to.equal('tx_rejected');
+    const reached = lws.received.length;
+    for (const tx of ['not hex', 'ab'.repeat(200), SIGNED_TX.tx_blob.slice(0, -2), `${SIGNED_TX.tx_blob}00`]) {
+      const res = await post('submit_tx', { asset: 'xmr', tx });
+      expect(res.status, tx.slice(0, 12)).to.equal(400);
+      if (tx !== 'not hex') expect(res.body.error.code).to.equal('tx_invalid');
+    }
+    expect(lws.received.length, 'junk reached the light-wallet server').to.equal(reached);
     daemon.height = 3_100_123;
     expect((await post('height', { asset: 'xmr' })).body).to.deep.equal({ asset: 'xmr', height: 3_100_123 });
     daemon.txs.set('c3'.repeat(32), { in_pool: false, block_height: 3_100_100 });

@@ -3,6 +3,7 @@ import { chainErrors } from '../errors.js';
 import { cryptonoteNetworkOf, type ChainNetwork } from '../network.js';
 import type { CryptonoteDaemonClient } from './daemon-client.js';
 import type { LwsAccount, LwsClient } from './lws-client.js';
+import { parseMoneroTransaction } from './monero-tx.js';
 
 export type LwsAsset = 'xmr' | 'wow';
 
@@ -108,7 +109,9 @@ export class LwsChainService {
   }
 
   async submit(asset: LwsAsset, tx: string) {
-    const result = await this.chain(asset).lws.submitRawTx(tx.toLowerCase());
+    const chain = this.chain(asset);
+    if (parseMoneroTransaction(tx) === null) throw chainErrors.create.tx_invalid();
+    const result = await chain.lws.submitRawTx(tx.toLowerCase());
     if (result.status !== 'OK') throw chainErrors.create.tx_rejected({ message: `The node rejected the transaction: ${String(result.status ?? 'unknown').slice(0, 200)}` });
     return { ok: true as const };
   }
