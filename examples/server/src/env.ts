@@ -51,6 +51,8 @@ const SETTING_KINDS = {
   priceCurrencies: 'list',
   btcEsploraUrl: 'string',
   ltcEsploraUrl: 'string',
+  btcElectrumUrl: 'string',
+  ltcElectrumUrl: 'string',
   xmrLwsUrl: 'string',
   xmrDaemonUrl: 'string',
   wowLwsUrl: 'string',

@@ -147,6 +147,16 @@ export async function createWalletBackend(config: WalletBackendConfig): Promise<
   const hooks = new HookRegistry();
   const visibleSettings = publicSettings(settings);
 
+  const closers: Array<{ owner: string; handler: () => void | Promise<void> }> = [];
+  const runClosers = async () => {
+    for (const { owner, handler } of closers.splice(0).reverse()) {
+      try {
+        await handler();
+      } catch (err) {
+        logger.error('plugin close handler failed', { plugin: owner, error: (err as Error).message });
+      }
+    }
+  };
   const problems: string[] = [];
   try {
     for (const plugin of allPlugins) {
@@ -184,6 +194,7 @@ export async function createWalletBackend(config: WalletBackendConfig): Promise<
           runUserErasure: (trx, userId) => hooks.runUserErasure(trx, userId),
           collectUserExport: (userId) => hooks.collectUserExport(userId),
         },
+        onClose: (handler) => closers.push({ owner, handler }),
         crypto: peppers,
         clock,
         logger: logger.child({ plugin: owner }),
@@ -197,6 +208,7 @@ export async function createWalletBackend(config: WalletBackendConfig): Promise<
     problems.push(...routeRegistry.problems(), ...capabilityRegistry.problems());
     if (problems.length > 0) throw new BootError(problems);
   } catch (err) {
+    await runClosers();
     await connection.knex.destroy();
     throw err;
   }
@@ -267,6 +279,7 @@ export async function createWalletBackend(config: WalletBackendConfig): Promise<
       closing ??= (async () => {
         if (server) await drain(server);
         await scheduler.stop();
+        await runClosers();
         await db.knex.destroy();
       })();
       return closing;

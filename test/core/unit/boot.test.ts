@@ -356,3 +356,51 @@ describe('boot: registration gates fail closed (spec › General rule 3)', () =>
     expect(problems.some((p) => p.includes('POW_CHALLENGE_TTL_SEC'))).to.equal(true);
   });
 });
+
+describe('boot: chain upstream settings', () => {
+  it('refuses Esplora and Electrum together for one chain, and malformed Electrum URLs', async () => {
+    const problems = await refusal(
+      await baseConfig({ btcEsploraUrl: 'https://mempool.example/api', btcElectrumUrl: 'ssl://electrum.example:50002', ltcElectrumUrl: 'http://electrum.example:50001' }),
+    );
+    expectProblem(problems, /BTC_ESPLORA_URL\) and btcElectrumUrl \(BTC_ELECTRUM_URL\): choose one upstream per chain/);
+    expectProblem(problems, /LTC_ELECTRUM_URL.*tcp:\/\/host:port or ssl:\/\/host:port/);
+    const { logger: _logger, ...settings } = await baseConfig();
+    for (const url of ['tcp://electrs:70000', 'tcp://user@electrs:50001', 'ssl://electrs:50002/path']) expect(validateSettings({ ...settings, btcElectrumUrl: url }).ok, url).to.equal(false);
+    for (const url of ['tcp://127.0.0.1:50001', 'ssl://fulcrum.example:50002', 'tls://[::1]:50002', 'tcp://electrs']) expect(validateSettings({ ...settings, btcElectrumUrl: url }).ok, url).to.equal(true);
+  });
+});
+
+describe('boot: plugin close handlers', () => {
+  const closing = (name: string, log: string[]): WalletPlugin => ({
+    name,
+    setup(ctx) {
+      ctx.onClose(() => {
+        log.push(name);
+      });
+      ctx.onClose(() => {
+        throw new Error('a failing handler does not stop the others');
+      });
+    },
+  });
+
+  it('run in reverse registration order when the backend closes, once', async () => {
+    const log: string[] = [];
+    const backend = await createWalletBackend(await baseConfig({ plugins: [closing('first', log), closing('second', log)] }));
+    expect(log).to.deep.equal([]);
+    await backend.close();
+    await backend.close();
+    expect(log).to.deep.equal(['second', 'first']);
+  });
+
+  it('run when a later plugin makes the boot fail', async () => {
+    const log: string[] = [];
+    const broken: WalletPlugin = {
+      name: 'broken',
+      setup() {
+        throw new Error('cannot start');
+      },
+    };
+    await refusal(await baseConfig({ plugins: [closing('first', log), broken] }));
+    expect(log).to.deep.equal(['first']);
+  });
+});

@@ -9,6 +9,7 @@ export const chainErrors = defineErrors({
   tx_invalid: { status: 400, message: 'The transaction hex does not parse as a signed transaction.' },
   tx_rejected: { status: 400, message: 'The node rejected the transaction.' },
   esplora_unavailable: { status: 503, message: 'The Esplora server is unavailable; retry later.' },
+  electrum_unavailable: { status: 503, message: 'The Electrum server is unavailable; retry later.' },
   view_key_mismatch: { status: 400, message: 'The view key does not belong to the address.' },
   lws_refused: { status: 400, message: 'The light-wallet server refused the request (account unknown or disabled, or bad key pair).' },
   lws_unavailable: { status: 503, message: 'The light-wallet server is unavailable; retry later.' },

@@ -3,7 +3,7 @@ import type { WalletPlugin } from '../plugin/index.js';
 import { GrinChainService, GrinNodeClient, grinRoutes } from './grin/index.js';
 import { CryptonoteDaemonClient, LwsChainService, LwsClient, lwsRoutes, type LwsAsset, type LwsChain } from './lws/index.js';
 import { fetchCoinGeckoPrices, PriceCache, priceRoutes } from './prices/index.js';
-import { EsploraClient, UtxoChainService, utxoRoutes, type UtxoAsset, type UtxoBackend } from './utxo/index.js';
+import { ElectrumClient, EsploraClient, UtxoChainService, utxoRoutes, type UtxoAsset, type UtxoBackend } from './utxo/index.js';
 
 /**
  * Chain access as a core plugin: each configured chain registers its adapter, its height source
@@ -24,9 +24,21 @@ export function chainsPlugin(options: { settings: () => Settings }): WalletPlugi
       for (const route of grinRoutes(grin)) ctx.routes.add(route);
 
       const utxoBackends: Partial<Record<UtxoAsset, UtxoBackend>> = {};
-      for (const [asset, url] of [['btc', settings.btcEsploraUrl], ['ltc', settings.ltcEsploraUrl]] as const) {
-        if (url === undefined) continue;
-        const backend = new EsploraClient(url, settings.upstreamTimeoutMs);
+      const utxoUpstreams = [
+        ['btc', settings.btcEsploraUrl, settings.btcElectrumUrl],
+        ['ltc', settings.ltcEsploraUrl, settings.ltcElectrumUrl],
+      ] as const;
+      for (const [asset, esploraUrl, electrumUrl] of utxoUpstreams) {
+        let backend: UtxoBackend;
+        if (esploraUrl !== undefined) {
+          backend = new EsploraClient(esploraUrl, settings.upstreamTimeoutMs);
+        } else if (electrumUrl !== undefined) {
+          const electrum = new ElectrumClient({ url: electrumUrl, asset, network: settings.chainNetwork, timeoutMs: settings.upstreamTimeoutMs });
+          ctx.onClose(() => electrum.close());
+          backend = electrum;
+        } else {
+          continue;
+        }
         utxoBackends[asset] = backend;
         ctx.chains.provideHeight(asset, backend);
       }

@@ -37,6 +37,9 @@ export function crossFieldViolations(settings: Readonly<Record<string, unknown>>
     problems.push(`${label('adminKeyIntegritySecret')}: must be separate from the database URL`);
   }
   problems.push(...paymentGateViolations(settings));
+  for (const [esplora, electrum] of [['btcEsploraUrl', 'btcElectrumUrl'], ['ltcEsploraUrl', 'ltcElectrumUrl']] as const) {
+    if (settings[esplora] !== undefined && settings[electrum] !== undefined) problems.push(`${label(esplora)} and ${label(electrum)}: choose one upstream per chain`);
+  }
   for (const [lws, daemon] of [['xmrLwsUrl', 'xmrDaemonUrl'], ['wowLwsUrl', 'wowDaemonUrl']] as const) {
     if ((settings[lws] === undefined) !== (settings[daemon] === undefined)) problems.push(`${label(lws)} and ${label(daemon)}: set both or neither`);
   }

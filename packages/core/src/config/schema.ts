@@ -21,6 +21,16 @@ const httpUrl = v.pipe(
   v.check((value) => !/[?#]/.test(value), 'must not carry a query or fragment'),
 );
 
+/** An Electrum server: `tcp://host:port`, or `ssl://host:port` (also `tls://`) for TLS. */
+const electrumUrl = v.pipe(
+  v.string('is required (tcp://host:port or ssl://host:port)'),
+  v.regex(/^(tcp|ssl|tls):\/\/(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?\/?$/, 'must be tcp://host:port or ssl://host:port'),
+  v.check((value) => {
+    const port = /:(\d{1,5})\/?$/.exec(value)?.[1];
+    return port === undefined || (Number(port) >= 1 && Number(port) <= 65_535);
+  }, 'must name a port between 1 and 65535'),
+);
+
 const DAY_SEC = 86_400;
 
 /**
@@ -102,6 +112,10 @@ export const settingsSchema = v.strictObject({
   btcEsploraUrl: v.optional(httpUrl),
   /** Esplora-compatible Litecoin REST base; unset = LTC chain access off. */
   ltcEsploraUrl: v.optional(httpUrl),
+  /** Electrum server for BTC (electrs, Fulcrum, ElectrumX), e.g. ssl://electrum.example:50002; instead of btcEsploraUrl. */
+  btcElectrumUrl: v.optional(electrumUrl),
+  /** Electrum server for LTC (electrum-ltc servers); instead of ltcEsploraUrl. */
+  ltcElectrumUrl: v.optional(electrumUrl),
   /** Fiat price feed: `coingecko`, or `off` (GET /prices answers 404). */
   priceFeed: v.optional(v.picklist(['off', 'coingecko'], 'must be off or coingecko'), 'off'),
   priceFeedUrl: v.optional(httpUrl, 'https://api.coingecko.com/api/v3'),

@@ -88,6 +88,12 @@ export interface PluginContext {
     /** Collects every export section (used by the erasure feature). */
     collectUserExport(userId: string): Promise<Record<string, Record<string, unknown>>>;
   };
+  /**
+   * Releases what `setup` opened (upstream sockets, timers) when the backend closes: after the
+   * HTTP server drained and the scheduler stopped, before the database pool closes. Also run
+   * when a later plugin makes the boot fail. A throwing handler is logged, never fatal.
+   */
+  onClose(handler: () => void | Promise<void>): void;
   /** Peppered and salted hashes with the server's secrets, without exposing the secrets. */
   readonly crypto: Peppers;
   readonly clock: Clock;

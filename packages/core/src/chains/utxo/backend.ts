@@ -1,6 +1,6 @@
 import type { HeightSource } from '../heights.js';
 
-/** What the UTXO routes need from a BTC/LTC indexer (Esplora REST, later Electrum). Amounts in satoshis. */
+/** What the UTXO routes need from a BTC/LTC indexer (Esplora REST or an Electrum server). Amounts in satoshis. */
 export interface UtxoBackend extends HeightSource {
   balance(address: string): Promise<{ confirmed: number; unconfirmed: number }>;
   history(address: string): Promise<{ confirmed: Array<{ txid: string; height: number }>; mempool: Array<{ txid: string }> }>;
