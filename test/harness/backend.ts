@@ -86,10 +86,11 @@ export function eachDialect(title: string, suite: (dialect: DialectName) => void
  * A fresh backend for every test of the enclosing describe, closed after it. Read its fields
  * inside `it` (they are replaced before each test).
  */
-export function useTestBackend(dialect: DialectName, options: TestBackendOptions = {}): TestBackend {
+export function useTestBackend(dialect: DialectName, options: TestBackendOptions | (() => TestBackendOptions) = {}): TestBackend {
   const holder = {} as TestBackend;
   beforeEach(async () => {
-    Object.assign(holder, await createTestBackend(dialect, options));
+    // A function is read per test: settings that name a fake's URL exist only once it started.
+    Object.assign(holder, await createTestBackend(dialect, typeof options === 'function' ? options() : options));
   });
   afterEach(async () => {
     await holder.close?.();

@@ -7,3 +7,4 @@ export * from './processes.js';
 export * from './hostile.js';
 export * from './vectors.js';
 export * from './wallet.js';
+export * from './fakes.js';

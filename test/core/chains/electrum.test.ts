@@ -7,7 +7,7 @@ import { address as bitcoinAddress, payments, Transaction } from 'bitcoinjs-lib'
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { WalletError } from '@wallet/backend-core';
 import { ElectrumClient, electrumScripthash, parseElectrumUrl, utxoNetwork } from '../../../packages/core/src/chains/utxo/index.js';
-import { createTestBackend, eachDialect, seedSession, type TestBackend } from '../../harness/index.js';
+import { eachDialect, seedSession, useFakes, useTestBackend } from '../../harness/index.js';
 import { ElectrumFake, scripthashOf, type ElectrumFakeHistory } from '../../fakes/electrum.js';
 
 const pubkey = () => Buffer.from(secp256k1.getPublicKey(secp256k1.utils.randomSecretKey(), true));
@@ -205,25 +205,16 @@ describe('chains: Electrum over TLS', () => {
 eachDialect('chains: BTC/LTC through Electrum', (dialect) => {
   const btc = new ElectrumFake();
   const ltc = new ElectrumFake();
-  before(async () => {
-    await btc.start();
-    await ltc.start();
-  });
-  after(async () => {
-    await btc.close();
-    await ltc.close();
-  });
-  const t = {} as TestBackend;
+  useFakes(btc, ltc);
+  const t = useTestBackend(dialect, () => ({ settings: { btcElectrumUrl: btc.url, ltcElectrumUrl: ltc.url, upstreamTimeoutMs: 400 } }));
   let token = '';
   beforeEach(async () => {
     for (const fake of [btc, ltc]) {
       fake.mode = 'normal';
       fake.received.length = 0;
     }
-    Object.assign(t, await createTestBackend(dialect, { settings: { btcElectrumUrl: btc.url, ltcElectrumUrl: ltc.url, upstreamTimeoutMs: 400 } }));
     token = (await seedSession(t.backend)).auth.access_token;
   });
-  afterEach(() => t.close());
   const post = (path: string, body: unknown) => t.client.post(`/api/v1/wallet/utxo/${path}`, body, { token });
 
   it('answers balance, history, utxos, fee and tip for both chains from their own servers', async () => {

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
-import { createTestBackend, CryptonoteKey, eachDialect, seedSession, useTestBackend, type TestBackend } from '../../harness/index.js';
+import { createTestBackend, CryptonoteKey, eachDialect, seedSession, useTestBackend, type TestBackend, useFakes } from '../../harness/index.js';
 import { LwsFake, MonerodFake } from '../../fakes/lws.js';
 
 /** A transaction monero-wallet-rpc signed (RingCT type 6), so submissions carry a real one. */
@@ -9,14 +9,7 @@ const SIGNED_TX = JSON.parse(readFileSync(new URL('../../fixtures/monero-regtest
 eachDialect('chains: XMR/WOW through a light-wallet server', (dialect) => {
   const lws = new LwsFake();
   const daemon = new MonerodFake();
-  before(async () => {
-    await lws.start();
-    await daemon.start();
-  });
-  after(async () => {
-    await lws.close();
-    await daemon.close();
-  });
+  useFakes(lws, daemon);
   const t = {} as TestBackend;
   let token = '';
   beforeEach(async () => {

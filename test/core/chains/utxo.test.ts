@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { payments, Transaction } from 'bitcoinjs-lib';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { utxoNetwork } from '../../../packages/core/src/chains/utxo/index.js';
-import { createTestBackend, eachDialect, seedSession, useTestBackend, type TestBackend } from '../../harness/index.js';
+import { eachDialect, seedSession, useFakes, useTestBackend } from '../../harness/index.js';
 import { EsploraFake } from '../../fakes/esplora.js';
 
 const pubkey = () => Buffer.from(secp256k1.getPublicKey(secp256k1.utils.randomSecretKey(), true));
@@ -31,15 +31,8 @@ function signedLookingTx(): string {
 eachDialect('chains: BTC/LTC through Esplora', (dialect) => {
   const btc = new EsploraFake();
   const ltc = new EsploraFake();
-  before(async () => {
-    await btc.start();
-    await ltc.start();
-  });
-  after(async () => {
-    await btc.close();
-    await ltc.close();
-  });
-  const t = {} as TestBackend;
+  useFakes(btc, ltc);
+  const t = useTestBackend(dialect, () => ({ settings: { btcEsploraUrl: btc.url, ltcEsploraUrl: `${ltc.url}/`, upstreamTimeoutMs: 400 } }));
   let token = '';
   beforeEach(async () => {
     for (const fake of [btc, ltc]) {
@@ -47,10 +40,8 @@ eachDialect('chains: BTC/LTC through Esplora', (dialect) => {
       fake.received.length = 0;
       fake.rejectBroadcast = null;
     }
-    Object.assign(t, await createTestBackend(dialect, { settings: { btcEsploraUrl: btc.url, ltcEsploraUrl: `${ltc.url}/`, upstreamTimeoutMs: 400 } }));
     token = (await seedSession(t.backend)).auth.access_token;
   });
-  afterEach(() => t.close());
   const post = (path: string, body: unknown) => t.client.post(`/api/v1/wallet/utxo/${path}`, body, { token });
 
   it('answers balance, history and utxos for every address type, in satoshis', async () => {

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { Asset, WalletPlugin } from '@wallet/backend-core';
 import { HttpFake } from '../../fakes/http-fake.js';
-import { eachDialect, seedSession, useTestBackend } from '../../harness/index.js';
+import { eachDialect, seedSession, useTestBackend, useFakes } from '../../harness/index.js';
 
 const TIP_PATH = '/blocks/tip/height';
 const ALL_NULL = { btc: null, ltc: null, xmr: null, wow: null, grin: null };
@@ -36,14 +36,7 @@ eachDialect('GET /wallet/heights with upstream fakes', (dialect) => {
   const ltc = tipFake(2_700_000, 'slow', 3_000);
   const t = useTestBackend(dialect, { plugins: [heightsPlugin({ btc, ltc })], settings: { upstreamTimeoutMs: 300 } });
 
-  before(async () => {
-    await btc.start();
-    await ltc.start();
-  });
-  after(async () => {
-    await btc.close();
-    await ltc.close();
-  });
+  useFakes(btc, ltc);
   beforeEach(() => {
     btc.mode = 'normal';
     ltc.mode = 'slow';
