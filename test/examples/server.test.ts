@@ -32,6 +32,27 @@ eachDialect('reference server', (dialect) => {
     return new TestClient(running.url);
   };
 
+  it('mounts the Grin relay by default; FEATURE_GRIN_RELAY=false takes its routes away; a malformed value refuses the boot', async () => {
+    let client = await start({});
+    expect((await client.get('/api/v1/capabilities')).body.grin_relay).to.include({ enabled: true, expiry_hours: 168 });
+    expect((await client.get('/api/v1/wallet/grin/relay/pending')).status).to.equal(401);
+    await running!.close();
+    client = await start({ FEATURE_GRIN_RELAY: 'false', GRIN_RELAY_EXPIRY_HOURS: '72' });
+    expect((await client.get('/api/v1/capabilities')).body.grin_relay).to.deep.equal({ enabled: false });
+    expect((await client.get('/api/v1/wallet/grin/relay/pending')).status).to.equal(404);
+    await running!.close();
+    running = undefined;
+    const refused = await start({ FEATURE_GRIN_RELAY: 'maybe', GRIN_RELAY_EXPIRY_HOURS: '0' }).then(
+      () => expect.fail('booted'),
+      (err: unknown) => err as BootError,
+    );
+    expect(refused).to.be.instanceOf(BootError);
+    expect(refused.problems).to.include.members([
+      'grin-relay: enabled (FEATURE_GRIN_RELAY) must be true or false',
+      'grin-relay: expiryHours (GRIN_RELAY_EXPIRY_HOURS) must be a whole number of hours from 1 to 2160',
+    ]);
+  });
+
   it('serves /api/v1/health with no configuration, generating development secrets once', async () => {
     const client = await start({});
     expect((await client.get('/api/v1/health')).body).to.deep.equal({ status: 'ok' });

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import type { LogLevel, WalletBackendConfig, WalletPlugin } from '@wallet/backend-core';
-import { settingsFromEnv, type Env } from './env.js';
+import { grinRelayPlugin, type GrinRelayOptions } from '@wallet/grin-relay';
+import { optionFromEnv, settingsFromEnv, type Env } from './env.js';
 import { loadDevSecrets, SECRET_KEYS } from './secrets.js';
 
 export interface ServerConfig {
@@ -18,9 +19,18 @@ export interface ServerConfig {
 
 const LOG_LEVELS = new Set(['debug', 'info', 'warn', 'error', 'silent']);
 
-/** Feature plugins selected by the environment; each arrives with its feature's issue. */
-export function pluginsFromEnv(_env: Env): WalletPlugin[] {
-  return [];
+/**
+ * The feature plugins and their options from the environment. A malformed value passes through
+ * as text, so the plugin's own configuration check names it and the boot is refused.
+ */
+export function pluginsFromEnv(env: Env): WalletPlugin[] {
+  return [
+    grinRelayPlugin({
+      enabled: optionFromEnv(env, 'FEATURE_GRIN_RELAY', 'bool'),
+      expiryHours: optionFromEnv(env, 'GRIN_RELAY_EXPIRY_HOURS', 'int'),
+      sweepIntervalSec: optionFromEnv(env, 'GRIN_RELAY_SWEEP_INTERVAL_SEC', 'int'),
+    } as GrinRelayOptions),
+  ];
 }
 
 /**

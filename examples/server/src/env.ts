@@ -1,6 +1,6 @@
 import { envNameOf, type SettingsInput } from '@wallet/backend-core';
 
-type Kind = 'string' | 'int' | 'bool' | 'list';
+export type Kind = 'string' | 'int' | 'bool' | 'list';
 
 /**
  * How each core setting is read from its environment variable (named by `envNameOf`:
@@ -90,6 +90,12 @@ export function settingsFromEnv(env: Env): Partial<SettingsInput> {
     if (raw !== undefined && raw !== '') settings[key] = convert(kind, raw);
   }
   return settings as Partial<SettingsInput>;
+}
+
+/** A plugin option from its environment variable: undefined when unset or empty, else converted like a core setting. */
+export function optionFromEnv(env: Env, name: string, kind: Kind): unknown {
+  const raw = env[name];
+  return raw === undefined || raw === '' ? undefined : convert(kind, raw);
 }
 
 /** The environment variable of every core setting, for docs and `config check`. */

@@ -31,6 +31,7 @@ import { BootError, checkPluginSet, RouteRegistry, type PluginContext, type Publ
 import { GreenfieldClient } from './processor/index.js';
 import { LeaseRepository, Scheduler } from './scheduler/index.js';
 import { systemPlugin } from './system/index.js';
+import { UserRepository } from './users/index.js';
 import { connect, createDatabase, runMigrations, type Database } from './storage/index.js';
 
 /** Settings plus what cannot come from the environment: plugins and injected services. */
@@ -145,6 +146,7 @@ export async function createWalletBackend(config: WalletBackendConfig): Promise<
   const scheduler = new Scheduler(new LeaseRepository(db), clock, logger.child({ component: 'scheduler' }));
   const chains = new ChainRegistry();
   const hooks = new HookRegistry();
+  const users = new UserRepository(db, clock);
   const visibleSettings = publicSettings(settings);
 
   const closers: Array<{ owner: string; handler: () => void | Promise<void> }> = [];
@@ -176,6 +178,7 @@ export async function createWalletBackend(config: WalletBackendConfig): Promise<
             }
           },
         },
+        users: { exists: (userId, executor) => users.exists(userId, executor) },
         chains,
         processor: late.processor,
         scheduler: {

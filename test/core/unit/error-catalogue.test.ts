@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { chainErrors, coreErrors, directoryErrors, gateErrors, identityErrors, processorErrors, type ErrorSpec } from '@wallet/backend-core';
+import { grinRelayErrors } from '@wallet/grin-relay';
 import { REPO_ROOT } from '../../harness/index.js';
 
 /** Every catalogue the packages declare, by section title in docs/errors.md. */
@@ -12,6 +13,7 @@ const CATALOGUES: Record<string, Readonly<Record<string, ErrorSpec>>> = {
   Gates: gateErrors.specs,
   Processor: processorErrors.specs,
   Chains: chainErrors.specs,
+  'Grin relay': grinRelayErrors.specs,
 };
 
 /** `| \`code\` | 400 | … |` rows, grouped under their `## Section` heading. */

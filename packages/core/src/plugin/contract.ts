@@ -69,6 +69,10 @@ export interface PluginContext {
     /** Adds a gate that every NEW identity must pass (proof of work, invite, payment); run in the order added. */
     addGate(gate: RegistrationGate): void;
   };
+  readonly users: {
+    /** Whether a registered user has this id; pass `trx` to see the caller's own transaction. */
+    exists(userId: string, executor?: Knex | Knex.Transaction): Promise<boolean>;
+  };
   readonly chains: ChainRegistry;
   /** The payment processor (BTCPay Greenfield), or null when none is configured. */
   readonly processor: GreenfieldClient | null;

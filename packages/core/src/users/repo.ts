@@ -1,5 +1,7 @@
 import type { Clock } from '../clock/index.js';
-import { readOptionalTime, readTime, type Database } from '../storage/index.js';
+import { readOptionalTime, readTime, type Database, type Knex } from '../storage/index.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The caller's own view of their account (spec: UserInfo). */
 export interface UserInfo {
@@ -25,6 +27,12 @@ export class UserRepository {
     private readonly db: Database,
     private readonly clock: Clock,
   ) {}
+
+  /** Whether a registered user has this id (false for a malformed id, never a throw). */
+  async exists(userId: string, executor: Knex | Knex.Transaction = this.db.knex): Promise<boolean> {
+    if (!UUID.test(userId)) return false;
+    return (await executor('users').select('id').where({ id: userId.toLowerCase() }).first()) !== undefined;
+  }
 
   async findInfo(userId: string): Promise<UserInfo | null> {
     const row = (await this.db
