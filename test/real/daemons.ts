@@ -107,6 +107,8 @@ export function startMoneroWallet(monerod: Daemon): Promise<Daemon> {
     const { child, log } = spawnLogged('monero-wallet-rpc', [
       '--daemon-address', monerod.rpcUrl.replace('http://', ''), '--trusted-daemon', '--wallet-dir', dir, '--shared-ringdb-dir', join(dir, 'ringdb'),
       '--rpc-bind-ip', '127.0.0.1', '--rpc-bind-port', String(rpcPort), '--disable-rpc-login', '--non-interactive', '--log-level', '0',
+      // Its log defaults to the working directory, i.e. the checkout.
+      '--log-file', join(dir, 'monero-wallet-rpc.log'),
     ]);
     const rpcUrl = `http://127.0.0.1:${rpcPort}`;
     const rpc = async (method: string, params: unknown) => {
