@@ -24,6 +24,7 @@ const SECRETS = {
   pepperSecret: `bench-pepper-${randomBytes(24).toString('hex')}`,
   ipHashSalt: `bench-ip-${randomBytes(24).toString('hex')}`,
   adminKeyIntegritySecret: `bench-admin-${randomBytes(24).toString('hex')}`,
+  adminSessionSecret: `bench-admin-session-${randomBytes(24).toString('hex')}`,
 };
 
 interface Row {
@@ -103,6 +104,7 @@ async function benchDialect(dialect: 'sqlite' | 'postgres', databaseUrl: string,
       PEPPER_SECRET: SECRETS.pepperSecret,
       IP_HASH_SALT: SECRETS.ipHashSalt,
       ADMIN_KEY_INTEGRITY_SECRET: SECRETS.adminKeyIntegritySecret,
+      ADMIN_SESSION_SECRET: SECRETS.adminSessionSecret,
       // Per-request log lines are the server's normal cost, but a pipe nobody reads would stall it.
       LOG_LEVEL: 'warn',
       RATE_LIMIT_MAX: '1000000',

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
@@ -10,6 +10,8 @@ const PRODUCTION_SECRETS = {
   JWT_SECRET: TEST_SECRETS.jwtSecret,
   PEPPER_SECRET: TEST_SECRETS.pepperSecret,
   IP_HASH_SALT: TEST_SECRETS.ipHashSalt,
+  ADMIN_KEY_INTEGRITY_SECRET: TEST_SECRETS.adminKeyIntegritySecret,
+  ADMIN_SESSION_SECRET: TEST_SECRETS.adminSessionSecret,
 };
 
 eachDialect('reference server', (dialect) => {
@@ -69,6 +71,25 @@ eachDialect('reference server', (dialect) => {
     expect(lines.some((l) => l.includes('generated development secrets'))).to.equal(false);
   });
 
+  it('a development secrets file from an older release gains the new secrets and keeps the old ones', async () => {
+    const secretsPath = join(dataDir, DEV_SECRETS_FILE);
+    const old = { jwtSecret: 'j'.repeat(40), pepperSecret: 'p'.repeat(40), ipHashSalt: 'i'.repeat(40), adminKeyIntegritySecret: 'a'.repeat(40) };
+    mkdirSync(dataDir, { recursive: true });
+    writeFileSync(secretsPath, JSON.stringify(old), { mode: 0o600 });
+    await start({});
+    const upgraded = JSON.parse(readFileSync(secretsPath, 'utf8'));
+    expect(upgraded).to.include(old);
+    expect(upgraded.adminSessionSecret).to.be.a('string').with.length.of.at.least(32);
+    expect(statSync(secretsPath).mode & 0o777).to.equal(0o600);
+  });
+
+  it('a development secrets file with no usable secret refuses the start', async () => {
+    mkdirSync(dataDir, { recursive: true });
+    writeFileSync(join(dataDir, DEV_SECRETS_FILE), JSON.stringify({ jwtSecret: 'short' }));
+    const err = await start({}).then(() => expect.fail('started'), (e: unknown) => e as Error);
+    expect(err.message).to.include('holds no usable secret');
+  });
+
   it('logs one line per request with method, path, status and ms; never tokens, query strings or client IPs', async () => {
     const client = await start({});
     await client.get('/api/v1/health?secret=zzz', { headers: { authorization: 'Bearer sekrit.token.value' } });
@@ -89,7 +110,7 @@ eachDialect('reference server', (dialect) => {
     );
     expect(err).to.be.instanceOf(BootError);
     const problems = (err as BootError).problems.join('\n');
-    for (const name of ['PUBLIC_API_URL', 'JWT_SECRET', 'PEPPER_SECRET', 'IP_HASH_SALT', 'RATE_LIMIT_MAX']) expect(problems).to.include(name);
+    for (const name of ['PUBLIC_API_URL', 'JWT_SECRET', 'PEPPER_SECRET', 'IP_HASH_SALT', 'ADMIN_KEY_INTEGRITY_SECRET', 'ADMIN_SESSION_SECRET', 'RATE_LIMIT_MAX']) expect(problems).to.include(name);
     expect(() => statSync(join(dataDir, DEV_SECRETS_FILE))).to.throw();
   });
 

@@ -12,6 +12,8 @@ export const TEST_SECRETS = {
   jwtSecret: 'test-jwt-secret-0123456789abcdef0123456789abcdef',
   pepperSecret: 'test-pepper-secret-0123456789abcdef0123456789abcd',
   ipHashSalt: 'test-ip-salt-0123456789abcdef0123456789abcdef0123',
+  adminKeyIntegritySecret: 'test-admin-integrity-0123456789abcdef0123456789ab',
+  adminSessionSecret: 'test-admin-session-0123456789abcdef0123456789abcd',
 } as const;
 
 export const TEST_PUBLIC_API_URL = 'https://wallet.example.test';

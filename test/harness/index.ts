@@ -8,3 +8,5 @@ export * from './hostile.js';
 export * from './vectors.js';
 export * from './wallet.js';
 export * from './fakes.js';
+export * from './admin.js';
+export * from './cli.js';

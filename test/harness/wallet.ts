@@ -3,6 +3,7 @@ import { schnorr, secp256k1 } from '@noble/curves/secp256k1.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { bytesToHex, concatBytes, utf8ToBytes } from '@noble/hashes/utils.js';
+import { bech32 } from '@scure/base';
 import {
   cryptonoteBase58Encode,
   hash160,
@@ -60,6 +61,8 @@ export class BtcKey {
 export class NostrKey {
   readonly secret = schnorr.utils.randomSecretKey();
   readonly pubkey = bytesToHex(schnorr.getPublicKey(this.secret));
+  /** The same key as NIP-19 `npub1…`. */
+  readonly npub = bech32.encode('npub', bech32.toWords(schnorr.getPublicKey(this.secret)));
 
   event(tags: string[][], createdAt: number, content = ''): string {
     const unsigned = { pubkey: this.pubkey, created_at: createdAt, kind: NIP98_KIND, tags, content };

@@ -60,7 +60,7 @@ export function loadServerConfig(env: Env, options: { createDevSecrets?: boolean
 
   if (production) {
     if (settings.publicApiUrl === undefined) problems.push('PUBLIC_API_URL: required in production (the canonical URL wallets sign against)');
-    for (const key of ['jwtSecret', 'pepperSecret', 'ipHashSalt'] as const) {
+    for (const key of SECRET_KEYS) {
       if (settings[key] === undefined) problems.push(`${key.replace(/([A-Z])/g, '_$1').toUpperCase()}: required in production; development secrets are never used there`);
     }
   } else {

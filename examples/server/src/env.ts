@@ -16,6 +16,8 @@ const SETTING_KINDS = {
   pepperSecret: 'string',
   ipHashSalt: 'string',
   adminKeyIntegritySecret: 'string',
+  adminSessionSecret: 'string',
+  adminSessionTtlSec: 'int',
   accessTokenTtlSec: 'int',
   refreshTokenTtlSec: 'int',
   challengeTtlSec: 'int',

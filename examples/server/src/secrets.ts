@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-export const SECRET_KEYS = ['jwtSecret', 'pepperSecret', 'ipHashSalt', 'adminKeyIntegritySecret'] as const;
+export const SECRET_KEYS = ['jwtSecret', 'pepperSecret', 'ipHashSalt', 'adminKeyIntegritySecret', 'adminSessionSecret'] as const;
 export type SecretKey = (typeof SECRET_KEYS)[number];
 export type DevSecrets = Record<SecretKey, string>;
 
@@ -17,8 +17,17 @@ export function loadDevSecrets(dataDir: string, options: { create: boolean }): {
   const path = join(dataDir, DEV_SECRETS_FILE);
   if (existsSync(path)) {
     const stored = JSON.parse(readFileSync(path, 'utf8')) as Partial<DevSecrets>;
-    const complete = SECRET_KEYS.every((key) => typeof stored[key] === 'string' && stored[key]!.length >= 32);
-    if (!complete) throw new Error(`${path} is incomplete; delete it to have fresh development secrets generated`);
+    const usable = (key: SecretKey) => typeof stored[key] === 'string' && stored[key]!.length >= 32;
+    const missing = SECRET_KEYS.filter((key) => !usable(key));
+    // A secret added by a newer release is generated next to the old ones, which stay as they are
+    // (changing them would orphan tokens and peppered hashes).
+    if (missing.length === SECRET_KEYS.length) throw new Error(`${path} holds no usable secret; delete it to have fresh development secrets generated`);
+    if (missing.length > 0) {
+      if (!options.create) return { secrets: undefined, created: false, path };
+      for (const key of missing) stored[key] = randomBytes(32).toString('base64url');
+      writeFileSync(path, JSON.stringify(stored, null, 2) + '\n', { mode: 0o600 });
+      return { secrets: stored as DevSecrets, created: true, path };
+    }
     return { secrets: stored as DevSecrets, created: false, path };
   }
   if (!options.create) return { secrets: undefined, created: false, path };

@@ -8,7 +8,7 @@ import { ChainRegistry, chainsPlugin } from './chains/index.js';
 import { ChallengeStore, challengesPlugin } from './challenges/index.js';
 import { systemClock, type Clock } from './clock/index.js';
 import { validateSettings, type Settings, type SettingsInput } from './config/index.js';
-import { createPeppers } from './crypto/index.js';
+import { createIntegrity, createPeppers } from './crypto/index.js';
 import { coreErrors } from './errors/index.js';
 import { directoryPlugin } from './directory/index.js';
 import { gatesPlugin } from './gates/index.js';
@@ -32,6 +32,7 @@ import { GreenfieldClient } from './processor/index.js';
 import { LeaseRepository, Scheduler } from './scheduler/index.js';
 import { systemPlugin } from './system/index.js';
 import { UserRepository } from './users/index.js';
+import { AdminKeyStore, AdminService, AdminSessionStore, adminPlugin, AuditChain, OperatorSettings, SetupLatch, SetupService } from './admin/index.js';
 import { connect, createDatabase, runMigrations, type Database } from './storage/index.js';
 
 /** Settings plus what cannot come from the environment: plugins and injected services. */
@@ -72,13 +73,15 @@ export interface WalletBackend {
   readonly challenges: ChallengeStore;
   readonly scheduler: Scheduler;
   readonly chains: ChainRegistry;
+  /** The operator shell's commands: setup latch, first admin, admin keys, audit verification. */
+  readonly setup: SetupService;
   readonly logger: Logger;
 }
 
 const DRAIN_TIMEOUT_MS = 10_000;
 
 function publicSettings(settings: Settings): PublicSettings {
-  const { jwtSecret: _j, pepperSecret: _p, ipHashSalt: _i, adminKeyIntegritySecret: _a, btcpayApiKey: _b, grinNodeApiSecret: _g, priceFeedApiKey: _f, ...rest } = settings;
+  const { jwtSecret: _j, pepperSecret: _p, ipHashSalt: _i, adminKeyIntegritySecret: _a, adminSessionSecret: _s, btcpayApiKey: _b, grinNodeApiSecret: _g, priceFeedApiKey: _f, ...rest } = settings;
   return Object.freeze(rest);
 }
 
@@ -108,15 +111,23 @@ export async function createWalletBackend(config: WalletBackendConfig): Promise<
   }));
   const gates = new RegistrationGates();
   // Filled in once the settings are known to be valid, before any plugin's setup runs.
-  const late: { settings?: Settings; processor: GreenfieldClient | null } = { processor: null };
+  const late: { settings?: Settings; processor: GreenfieldClient | null; admin?: AdminService; overlay?: OperatorSettings } = { processor: null };
   const corePlugins: WalletPlugin[] = [
     systemPlugin({ openapi, capabilities: () => capabilityRegistry.assemble() }),
     sessionsPlugin(),
     challengesPlugin(),
-    identityPlugin({ gates }),
+    identityPlugin({
+      gates,
+      restoreGovernor: async () => {
+        const restore = await late.overlay!.effective('restore');
+        return { ipThreshold: restore.ip_threshold!, failThreshold: restore.fail_threshold!, windowSec: restore.window_sec! };
+      },
+      loginEventRetentionDays: async () => (await late.overlay!.effective('retention')).login_event_retention_days!,
+    }),
     gatesPlugin({ settings: () => late.settings!, processor: () => late.processor }),
     directoryPlugin(),
     chainsPlugin({ settings: () => late.settings! }),
+    adminPlugin({ service: () => late.admin!, overlay: () => late.overlay! }),
   ];
   const allPlugins = [...corePlugins, ...plugins];
 
@@ -147,6 +158,16 @@ export async function createWalletBackend(config: WalletBackendConfig): Promise<
   const chains = new ChainRegistry();
   const hooks = new HookRegistry();
   const users = new UserRepository(db, clock);
+  const integrity = createIntegrity(settings.adminKeyIntegritySecret);
+  const adminLogger = logger.child({ component: 'admin' });
+  const adminKeys = new AdminKeyStore(db, integrity, clock, adminLogger);
+  const audit = new AuditChain(db, integrity, clock);
+  const latch = new SetupLatch(db, integrity, clock);
+  const adminSessions = new AdminSessionStore(db, adminKeys, clock, settings.adminSessionSecret, settings.adminSessionTtlSec);
+  const overlay = new OperatorSettings(db, integrity, clock, () => settings, adminLogger);
+  late.overlay = overlay;
+  late.admin = new AdminService({ db, keys: adminKeys, sessions: adminSessions, latch, audit, overlay, challenges, signedActions });
+  const setup = new SetupService({ db, latch, keys: adminKeys, sessions: adminSessions, audit });
   const visibleSettings = publicSettings(settings);
 
   const closers: Array<{ owner: string; handler: () => void | Promise<void> }> = [];
@@ -179,6 +200,7 @@ export async function createWalletBackend(config: WalletBackendConfig): Promise<
           },
         },
         users: { exists: (userId, executor) => users.exists(userId, executor) },
+        audit: { append: (trx, entry) => audit.append(trx, entry) },
         chains,
         processor: late.processor,
         scheduler: {
@@ -228,6 +250,7 @@ export async function createWalletBackend(config: WalletBackendConfig): Promise<
       keyOf: (ip) => `ip:${peppers.hashIp(ip)}`,
     },
     authenticateBearer: (authorization) => sessions.authenticate(authorization),
+    authenticateAdmin: (authorization) => adminSessions.authenticate(authorization),
   };
   const router = new Router();
   for (const route of routeRegistry.routes) {
@@ -266,6 +289,7 @@ export async function createWalletBackend(config: WalletBackendConfig): Promise<
     migrate: () =>
       runMigrations(db.knex, db.dialect, allPlugins.map((plugin) => ({ owner: plugin.name, migrations: plugin.migrations ?? [] })), clock, logger),
     async start(options = {}) {
+      await checkSetupLatch(latch);
       if (settings.schedulerEnabled) scheduler.start();
       if (options.port === undefined) return {};
       const listening = createServer(app.callback());
@@ -294,6 +318,23 @@ export async function createWalletBackend(config: WalletBackendConfig): Promise<
     challenges,
     scheduler,
     chains,
+    setup,
     logger,
   };
+}
+
+/**
+ * Start-up adoption of the setup latch, and its integrity check: a latch whose seal fails
+ * (an edited `server_config`, or a changed ADMIN_KEY_INTEGRITY_SECRET) refuses the start.
+ */
+async function checkSetupLatch(latch: SetupLatch): Promise<void> {
+  let state;
+  try {
+    state = await latch.adopt();
+  } catch (err) {
+    throw new BootError([`the setup latch cannot be read (${(err as Error).message}); run the migrations first`]);
+  }
+  if (state === 'tampered') {
+    throw new BootError(['server_config failed its integrity check: the setup latch was edited or ADMIN_KEY_INTEGRITY_SECRET changed; refusing to start']);
+  }
 }

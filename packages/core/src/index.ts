@@ -19,6 +19,7 @@ export {
   type HttpMethod,
   type Platform,
   type UserAuth,
+  type AdminAuth,
   type RateLimitStore,
 } from './http/index.js';
 export { systemClock, type Clock } from './clock/index.js';
@@ -54,3 +55,22 @@ export { ASSETS, isAsset, type Asset, type ChainRegistry, type HeightSource, typ
 export type { Scheduler, Task, TaskContext, TaskOptions } from './scheduler/index.js';
 export type { UserErasureHandler, UserExportHandler } from './hooks/index.js';
 export type { Peppers } from './crypto/index.js';
+export {
+  adminErrors,
+  setupErrors,
+  ADMIN_LOGIN_PURPOSE,
+  ADMIN_LOGIN_PATH,
+  ADMIN_SCOPES,
+  SETTING_SECTIONS,
+  APPLY_MODE,
+  type SetupService,
+  type SetupState,
+  type AdminKey,
+  type AdminScope,
+  type AuditEntry,
+  type AuditInput,
+  type AuditActorKind,
+  type AuditVerdict,
+  type SettingSection,
+} from './admin/index.js';
+export { parseNostrPubkey } from './crypto/index.js';

@@ -107,6 +107,7 @@ eachDialect('OpenAPI document', (dialect) => {
       ['/api/v1/.well-known/nostr.json', 'get', false, ['200']],
       ['/.well-known/nostr.json', 'get', false, ['200']],
       ['/api/v1/prices', 'get', false, ['200', '404']],
+      ['/api/v1/landing', 'get', false, ['200']],
       ...['register', 'balance', 'history', 'unspent_outs', 'random_outs', 'submit_tx', 'height', 'confirmations'].map((name): [string, 'post', boolean, string[]] => [`/api/v1/wallet/lws/${name}`, 'post', true, ['200', '400', '401', '503']]),
       ['/api/v1/wallet/grin/height', 'get', true, ['200', '400', '401', '503']],
       ...['balance', 'history', 'utxos', 'fee', 'tip', 'broadcast'].map((name): [string, 'post', boolean, string[]] => [`/api/v1/wallet/utxo/${name}`, 'post', true, ['200', '400', '401', '503']]),
@@ -139,6 +140,7 @@ eachDialect('OpenAPI document', (dialect) => {
     expect(paths).to.not.have.property('/api/v1/openapi.json');
     expect(paths).to.not.have.property('/api/v1/demo-internal/ping');
     expect(JSON.stringify(paths)).to.not.include('demo-internal');
+    expect(Object.keys(paths).filter((path) => path.startsWith('/api/v1/admin')), 'the admin API is internal').to.deep.equal([]);
     const internal = await t.client.get('/api/v1/demo-internal/ping');
     expect(internal.status).to.equal(200);
     expect(internal.body).to.deep.equal({ pong: true });

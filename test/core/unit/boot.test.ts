@@ -261,8 +261,8 @@ describe('boot: BootError lists every problem at once', () => {
 
   it('a trusted proxy written in IPv4-mapped IPv6 form passes validation, so it boots', async () => {
     const config = await baseConfig({ trustedProxies: ['::ffff:127.0.0.1'] });
-    const { publicApiUrl, databaseUrl, jwtSecret, pepperSecret, ipHashSalt, trustedProxies } = config;
-    expect(validateSettings({ publicApiUrl, databaseUrl, jwtSecret, pepperSecret, ipHashSalt, trustedProxies }).violations).to.deep.equal([]);
+    const { publicApiUrl, databaseUrl, jwtSecret, pepperSecret, ipHashSalt, adminKeyIntegritySecret, adminSessionSecret, trustedProxies } = config;
+    expect(validateSettings({ publicApiUrl, databaseUrl, jwtSecret, pepperSecret, ipHashSalt, adminKeyIntegritySecret, adminSessionSecret, trustedProxies }).violations).to.deep.equal([]);
     await boots(config);
   });
 });

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { chainErrors, coreErrors, directoryErrors, gateErrors, identityErrors, processorErrors, type ErrorSpec } from '@wallet/backend-core';
+import { adminErrors, chainErrors, coreErrors, directoryErrors, gateErrors, identityErrors, processorErrors, setupErrors, type ErrorSpec } from '@wallet/backend-core';
 import { grinRelayErrors } from '@wallet/grin-relay';
 import { REPO_ROOT } from '../../harness/index.js';
 
@@ -14,6 +14,8 @@ const CATALOGUES: Record<string, Readonly<Record<string, ErrorSpec>>> = {
   Processor: processorErrors.specs,
   Chains: chainErrors.specs,
   'Grin relay': grinRelayErrors.specs,
+  Admin: adminErrors.specs,
+  Setup: setupErrors.specs,
 };
 
 /** `| \`code\` | 400 | … |` rows, grouped under their `## Section` heading. */

@@ -13,7 +13,7 @@ export function isAddressOrCidr(entry: string): boolean {
 }
 
 const label = (key: string) => `${key} (${envNameOf(key)})`;
-const SECRET_KEYS = ['jwtSecret', 'pepperSecret', 'ipHashSalt', 'adminKeyIntegritySecret'] as const;
+const SECRET_KEYS = ['jwtSecret', 'pepperSecret', 'ipHashSalt', 'adminKeyIntegritySecret', 'adminSessionSecret'] as const;
 
 /**
  * Rules that span several settings. They run whether or not the schema passed, so each checks

@@ -55,8 +55,11 @@ export const settingsSchema = v.strictObject({
   pepperSecret: secret(),
   /** Keys the HMAC that turns client IPs into the only form ever stored. */
   ipHashSalt: secret(),
-  /** Keys the MACs over admin keys and the setup latch; separate from the database URL (spec, General rule 4). */
-  adminKeyIntegritySecret: v.optional(secret()),
+  /** Keys the MACs over admin keys, the setup latch, operator settings and the audit chain; separate from the database URL (spec, General rule 4). */
+  adminKeyIntegritySecret: secret(),
+  /** Keys the HMAC of admin session tokens: admin sessions have their own secret (spec › rule 8). */
+  adminSessionSecret: secret(),
+  adminSessionTtlSec: v.optional(intInRange(300, DAY_SEC), 3_600),
   accessTokenTtlSec: v.optional(intInRange(60, DAY_SEC), 900),
   refreshTokenTtlSec: v.optional(intInRange(3_600, 365 * DAY_SEC), 30 * DAY_SEC),
   challengeTtlSec: v.optional(intInRange(30, 3_600), 300),

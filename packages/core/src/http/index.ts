@@ -12,6 +12,7 @@ export {
   type HttpMethod,
   type Platform,
   type UserAuth,
+  type AdminAuth,
 } from './route.js';
 export { routeMiddleware, type RouteKit } from './pipeline.js';
 export { requestBoundary, toWalletError } from './boundary.js';

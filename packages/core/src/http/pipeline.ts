@@ -6,7 +6,7 @@ import { readRawBody, parseJsonBody } from './body.js';
 import { boundaryState, requestBoundary } from './boundary.js';
 import type { ClientIpResolver } from './client-ip.js';
 import type { RateLimitStore } from './rate-limit.js';
-import type { AnyRoute, RouteInput, UserAuth } from './route.js';
+import type { AdminAuth, AnyRoute, RouteInput, UserAuth } from './route.js';
 import { parseInput } from './validate.js';
 
 export interface RouteKit {
@@ -23,6 +23,8 @@ export interface RouteKit {
   };
   /** The bearer guard: a live session behind a valid access token, or a 401. */
   authenticateBearer(authorization: string | undefined): Promise<UserAuth>;
+  /** The admin guard: a live admin session of a live, intact admin key, or a 401. */
+  authenticateAdmin(authorization: string | undefined): Promise<AdminAuth>;
 }
 
 function isRateLimited(route: AnyRoute): boolean {
@@ -55,7 +57,9 @@ export function routeMiddleware(route: AnyRoute, kit: RouteKit): Middleware {
     for (const [name, value] of Object.entries(route.headers ?? {})) ctx.set(name, value);
     const clientIp = kit.resolveClientIp(ctx.req.socket.remoteAddress, ctx.get('x-forwarded-for') || undefined);
     if (isRateLimited(route)) await enforceRateLimit(kit, clientIp);
-    const auth = route.auth === 'bearer' ? await kit.authenticateBearer(ctx.get('authorization') || undefined) : null;
+    const authorization = ctx.get('authorization') || undefined;
+    const auth =
+      route.auth === 'bearer' ? await kit.authenticateBearer(authorization) : route.auth === 'admin' ? await kit.authenticateAdmin(authorization) : null;
 
     const rawBody = await readRawBody(ctx.req, ctx.method, limitBytes);
     const params = parseInput('params', route.params, { ...(ctx as unknown as { params?: object }).params });

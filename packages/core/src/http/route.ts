@@ -2,8 +2,8 @@ import type * as v from 'valibot';
 import type { Logger } from '../logger/index.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-/** `none`: public; `bearer`: a live user access token (`Authorization: Bearer …`). */
-export type AuthKind = 'none' | 'bearer';
+/** `none`: public; `bearer`: a live user access token; `admin`: a live admin session token (both `Authorization: Bearer …`). */
+export type AuthKind = 'none' | 'bearer' | 'admin';
 export type Platform = 'extension' | 'web' | 'nostr';
 
 /** Who the bearer guard says is calling. */
@@ -15,7 +15,15 @@ export interface UserAuth {
 
 export type AnySchema = v.GenericSchema<unknown, unknown>;
 type Out<S> = S extends AnySchema ? v.InferOutput<S> : undefined;
-type AuthFor<A extends AuthKind> = A extends 'bearer' ? UserAuth : null;
+/** Who the admin guard says is calling: a live, intact admin key with a live admin session. */
+export interface AdminAuth {
+  keyId: string;
+  pubkey: string;
+  scope: 'full' | 'read';
+  sessionId: string;
+}
+
+type AuthFor<A extends AuthKind> = A extends 'bearer' ? UserAuth : A extends 'admin' ? AdminAuth : null;
 
 /** What a handler receives: validated inputs, never the Koa context (STYLE §2). */
 export interface RouteInput<A extends AuthKind, B, Q, P> {

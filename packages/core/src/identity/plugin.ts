@@ -5,7 +5,7 @@ import type { RegistrationGates } from './gates.js';
 import { IdentityRepository } from './identity-repo.js';
 import { LoginEventLog } from './login-events.js';
 import { NostrIdentityService } from './nostr-service.js';
-import { RestoreCheckService } from './restore-service.js';
+import { RestoreCheckService, type RestoreGovernor } from './restore-service.js';
 import { identityRoutes } from './routes.js';
 import { SpentProofStore } from './spent-proofs.js';
 import { WebsiteLoginService } from './website-service.js';
@@ -14,7 +14,15 @@ import { WebsiteLoginService } from './website-service.js';
  * Identity as a core plugin: extension (BTC key), Nostr and website login, the restore check,
  * and the retention sweeps of what they record. `gates` is core's one registration hook point.
  */
-export function identityPlugin(options: { gates: RegistrationGates }): WalletPlugin {
+export interface IdentityPluginOptions {
+  gates: RegistrationGates;
+  /** The restore governors now (the operator settings overlay over the configured defaults). */
+  restoreGovernor: () => Promise<RestoreGovernor>;
+  /** How long login events are kept now, in days (same source). */
+  loginEventRetentionDays: () => Promise<number>;
+}
+
+export function identityPlugin(options: IdentityPluginOptions): WalletPlugin {
   return {
     name: 'core-identity',
     setup(ctx) {
@@ -33,11 +41,7 @@ export function identityPlugin(options: { gates: RegistrationGates }): WalletPlu
         service: settings.publicApiUrl,
         network: settings.chainNetwork,
       };
-      const restore = new RestoreCheckService(db, ctx.crypto, clock, {
-        ipThreshold: settings.restoreIpThreshold,
-        failThreshold: settings.restoreFailThreshold,
-        windowSec: settings.restoreWindowSec,
-      });
+      const restore = new RestoreCheckService(db, ctx.crypto, clock, options.restoreGovernor);
       const services = {
         extension: new ExtensionLoginService({ ...common, db, gates: options.gates, spentProofs }),
         restore,
@@ -48,7 +52,7 @@ export function identityPlugin(options: { gates: RegistrationGates }): WalletPlu
 
       const every = settings.retentionSweepIntervalSec * 1000;
       ctx.scheduler.every('login-event-retention', every, async () => {
-        const removed = await loginEvents.sweep(settings.loginEventRetentionDays);
+        const removed = await loginEvents.sweep(await options.loginEventRetentionDays());
         if (removed > 0) ctx.logger.info('login events expired', { removed });
       });
       ctx.scheduler.every('restore-attempt-retention', every, async () => {

@@ -39,7 +39,7 @@ export class RestoreCheckService {
     private readonly db: Database,
     private readonly peppers: Peppers,
     private readonly clock: Clock,
-    private readonly governor: RestoreGovernor,
+    private readonly governorNow: () => Promise<RestoreGovernor>,
   ) {}
 
   async check(request: RestoreCheckRequest, clientIp: string): Promise<RestoreCheckResponse> {
@@ -47,13 +47,14 @@ export class RestoreCheckService {
     const now = this.clock.now();
     const ipHash = this.peppers.hashIp(clientIp);
     const fingerprint = this.peppers.pepper(request.seed_fingerprint.toLowerCase());
-    const since = dialect.time(addMs(now, -this.governor.windowSec * 1000));
+    const governor = await this.governorNow();
+    const since = dialect.time(addMs(now, -governor.windowSec * 1000));
 
     const [byIp, failures] = await Promise.all([
       knex('restore_attempts').where({ ip_hash: ipHash }).where('created_at', '>', since).count({ n: '*' }).first(),
       knex('restore_attempts').where({ fingerprint }).whereIn('outcome', ['mismatch', 'unknown']).where('created_at', '>', since).count({ n: '*' }).first(),
     ]);
-    if (Number(byIp?.n ?? 0) >= this.governor.ipThreshold || Number(failures?.n ?? 0) >= this.governor.failThreshold) {
+    if (Number(byIp?.n ?? 0) >= governor.ipThreshold || Number(failures?.n ?? 0) >= governor.failThreshold) {
       await this.record(ipHash, fingerprint, 'limited', now);
       throw identityErrors.create.restore_limited();
     }

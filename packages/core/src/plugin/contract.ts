@@ -11,13 +11,14 @@ import type { RegistrationGate } from '../identity/index.js';
 import type { Logger } from '../logger/index.js';
 import type { GreenfieldClient } from '../processor/index.js';
 import type { Task, TaskOptions } from '../scheduler/index.js';
+import type { AuditEntry, AuditInput } from '../admin/index.js';
 import type { Database, Knex, Migration } from '../storage/index.js';
 
 /** A plugin migration: forward-only, additive; its ledger id is `<plugin name>/<id>`. */
 export type PluginMigration = Migration;
 
 /** Core settings without the secrets: what a plugin may read. */
-export type PublicSettings = Omit<Settings, 'jwtSecret' | 'pepperSecret' | 'ipHashSalt' | 'adminKeyIntegritySecret' | 'btcpayApiKey' | 'grinNodeApiSecret' | 'priceFeedApiKey'>;
+export type PublicSettings = Omit<Settings, 'jwtSecret' | 'pepperSecret' | 'ipHashSalt' | 'adminKeyIntegritySecret' | 'adminSessionSecret' | 'btcpayApiKey' | 'grinNodeApiSecret' | 'priceFeedApiKey'>;
 
 /**
  * A feature package. Core's own features use this same contract, so it is exercised on every
@@ -68,6 +69,13 @@ export interface PluginContext {
   readonly registration: {
     /** Adds a gate that every NEW identity must pass (proof of work, invite, payment); run in the order added. */
     addGate(gate: RegistrationGate): void;
+  };
+  readonly audit: {
+    /**
+     * Appends to the operator audit chain inside `trx` (rolled back with it). `action` is free
+     * text (`tips.clawback_forced`); `actorPubkey` is cut to a prefix; `peerIp` is kept raw.
+     */
+    append(trx: Knex.Transaction, entry: AuditInput): Promise<AuditEntry>;
   };
   readonly users: {
     /** Whether a registered user has this id; pass `trx` to see the caller's own transaction. */

@@ -3,6 +3,7 @@ import { coreSchema } from './001_core_schema.js';
 import { identityDirectorySchema } from './002_identity_directory.js';
 import { registrationGatesSchema } from './003_registration_gates.js';
 import { priceCacheSchema } from './004_price_cache.js';
+import { operatorAdminSchema } from './005_operator_admin.js';
 
 /** Core's migrations, in order. Forward-only and additive: append, never edit or remove. */
-export const coreMigrations: readonly Migration[] = [coreSchema, identityDirectorySchema, registrationGatesSchema, priceCacheSchema];
+export const coreMigrations: readonly Migration[] = [coreSchema, identityDirectorySchema, registrationGatesSchema, priceCacheSchema, operatorAdminSchema];

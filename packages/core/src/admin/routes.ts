@@ -1,0 +1,102 @@
+import * as v from 'valibot';
+import { parseNostrPubkey } from '../crypto/index.js';
+import { defineRoute, type AnyRoute } from '../http/index.js';
+import type { OperatorSettings } from './overlay.js';
+import { ADMIN_LOGIN_PATH, type AdminService } from './service.js';
+
+const tags = ['admin'];
+const internal = { tags, openapi: 'internal' as const };
+const uuid = v.pipe(v.string(), v.uuid('must be a UUID'));
+const nostrPubkey = v.pipe(
+  v.string('must be a string'),
+  v.transform((text) => parseNostrPubkey(text)),
+  v.check((value): value is string => value !== null, 'must be a Nostr public key (64 hex or npub1…)'),
+  v.transform((value) => value as string),
+);
+
+/**
+ * The admin API. Served, but left out of the public OpenAPI document; docs/admin.md describes
+ * it. Admin routes take only admin session tokens; user tokens are refused (401).
+ */
+export function adminRoutes(service: AdminService, overlay: OperatorSettings): AnyRoute[] {
+  return [
+    defineRoute({
+      ...internal,
+      method: 'GET',
+      path: '/admin/login-challenge',
+      summary: 'A single-use nonce for admin login (purpose `admin_login`)',
+      auth: 'none',
+      handler: () => service.loginChallenge(),
+    }),
+    defineRoute({
+      ...internal,
+      method: 'POST',
+      path: ADMIN_LOGIN_PATH,
+      summary: 'Admin login by a signed action of a live admin key',
+      auth: 'none',
+      body: v.strictObject({ nostr_token: v.pipe(v.string(), v.minLength(1), v.maxLength(8_192)), nonce: v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/, 'must be the 64-hex nonce')) }),
+      handler: ({ body, clientIp }) => service.login(body, clientIp),
+    }),
+    defineRoute({ ...internal, method: 'POST', path: '/admin/logout', summary: 'End this admin session', auth: 'admin', handler: ({ auth }) => service.logout(auth) }),
+    defineRoute({ ...internal, method: 'GET', path: '/admin/me', summary: 'The calling admin key', auth: 'admin', handler: ({ auth }) => service.me(auth) }),
+    defineRoute({ ...internal, method: 'GET', path: '/admin/keys', summary: 'Every admin key, with its integrity status', auth: 'admin', handler: () => service.listKeys() }),
+    defineRoute({
+      ...internal,
+      method: 'POST',
+      path: '/admin/keys',
+      summary: 'Allow a new admin key (activated by its holder’s first login)',
+      auth: 'admin',
+      body: v.strictObject({ pubkey: nostrPubkey, scope: v.picklist(['full', 'read'], 'must be full or read') }),
+      successStatus: 201,
+      handler: ({ body, auth, clientIp }) => service.createKey(auth, body.pubkey, body.scope, clientIp),
+    }),
+    defineRoute({
+      ...internal,
+      method: 'POST',
+      path: '/admin/keys/{key_id}/revoke',
+      summary: 'Revoke an admin key (soft) and end its sessions',
+      auth: 'admin',
+      params: v.object({ key_id: uuid }),
+      handler: ({ params, auth, clientIp }) => service.revokeKey(auth, params.key_id.toLowerCase(), clientIp),
+    }),
+    defineRoute({
+      ...internal,
+      method: 'GET',
+      path: '/admin/config/{section}',
+      summary: 'A settings section: effective values, overlay, defaults, apply mode',
+      auth: 'admin',
+      params: v.object({ section: v.string() }),
+      handler: ({ params }) => service.readSettings(params.section),
+    }),
+    defineRoute({
+      ...internal,
+      method: 'PUT',
+      path: '/admin/config/{section}',
+      summary: 'Replace a settings section’s overlay (audited)',
+      auth: 'admin',
+      params: v.object({ section: v.string() }),
+      body: v.record(v.string(), v.unknown()),
+      handler: ({ params, body, auth, clientIp }) => service.writeSettings(auth, params.section, body, clientIp),
+    }),
+    defineRoute({
+      ...internal,
+      method: 'GET',
+      path: '/admin/audit',
+      summary: 'Audit entries after a sequence number, oldest first',
+      auth: 'admin',
+      query: v.object({
+        after_seq: v.optional(v.pipe(v.string(), v.digits('must be a whole number'), v.toNumber()), '0'),
+        limit: v.optional(v.pipe(v.string(), v.digits('must be a whole number'), v.toNumber(), v.minValue(1), v.maxValue(500, 'must be at most 500')), '100'),
+      }),
+      handler: ({ query }) => service.readAudit(query.after_seq, query.limit),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/landing',
+      summary: 'The operator’s landing-page texts (title, tagline, announcement, contact URL)',
+      tags: ['system'],
+      auth: 'none',
+      handler: async () => (await overlay.view('landing')).effective,
+    }),
+  ];
+}
