@@ -3,16 +3,8 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { runCli, type CliIo } from '@wallet/cli';
-import { createTestBackend, eachDialect, freshDatabaseUrl, spawnEntry, TEST_SECRETS } from '../harness/index.js';
-
-function captureIo(env: Record<string, string>): CliIo & { stdout: string[]; stderr: string[] } {
-  const stdout: string[] = [];
-  const stderr: string[] = [];
-  return { env, out: (l) => stdout.push(l), err: (l) => stderr.push(l), stdout, stderr };
-}
-
-const SECRETS = { JWT_SECRET: TEST_SECRETS.jwtSecret, PEPPER_SECRET: TEST_SECRETS.pepperSecret, IP_HASH_SALT: TEST_SECRETS.ipHashSalt };
+import { runCli } from '@wallet/cli';
+import { captureIo, createTestBackend, eachDialect, freshDatabaseUrl, SECRETS_ENV as SECRETS, spawnEntry, TEST_SECRETS } from '../harness/index.js';
 
 eachDialect('wallet-backend CLI', (dialect) => {
   let dataDir: string;

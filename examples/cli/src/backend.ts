@@ -15,3 +15,19 @@ export async function openBackend(io: CliIo): Promise<WalletBackend> {
     throw err;
   }
 }
+
+/** Refuses to run against a database that has not been migrated as far as `table`. */
+export async function requireMigrated(backend: WalletBackend, table: string): Promise<void> {
+  if (!(await backend.db.knex.schema.hasTable(table))) throw new CliFailure('the database is not migrated: run `wallet-backend migrate` first', []);
+}
+
+/** Opens the backend, runs `work`, and always closes it. */
+export async function withBackend<T>(io: CliIo, table: string, work: (backend: WalletBackend) => Promise<T>): Promise<T> {
+  const backend = await openBackend(io);
+  try {
+    await requireMigrated(backend, table);
+    return await work(backend);
+  } finally {
+    await backend.close();
+  }
+}

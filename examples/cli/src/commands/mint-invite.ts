@@ -1,5 +1,5 @@
 import { InviteStore, systemClock } from '@wallet/backend-core';
-import { openBackend } from '../backend.js';
+import { withBackend } from '../backend.js';
 import { CliFailure, type CliIo } from '../io.js';
 
 export interface MintInviteOptions {
@@ -25,9 +25,7 @@ export async function mintInviteCommand(io: CliIo, options: MintInviteOptions): 
   const count = positiveInt(options.count, '--count', MAX_COUNT)!;
   const expiresDays = positiveInt(options.expiresDays, '--expires-days', 3_650);
   if (options.label !== undefined && (options.label.length === 0 || options.label.length > 100)) throw new CliFailure('--label must be 1 to 100 characters', []);
-  const backend = await openBackend(io);
-  try {
-    if (!(await backend.db.knex.schema.hasTable('invite_codes'))) throw new CliFailure('the database is not migrated: run `wallet-backend migrate` first', []);
+  await withBackend(io, 'invite_codes', async (backend) => {
     const store = new InviteStore(backend.db, systemClock);
     const expiresAt = expiresDays === undefined ? undefined : new Date(Date.now() + expiresDays * 86_400_000);
     const batch = 500;
@@ -40,7 +38,5 @@ export async function mintInviteCommand(io: CliIo, options: MintInviteOptions): 
       `${count} invite code${count === 1 ? '' : 's'} minted${options.label ? ` (label "${options.label}")` : ''}${expiresAt ? `, expiring ${expiresAt.toISOString()}` : ''}. ` +
         'They are shown only now; the database keeps only their hashes.',
     );
-  } finally {
-    await backend.close();
-  }
+  });
 }
