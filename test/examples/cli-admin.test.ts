@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
+import type { Knex } from '@wallet/backend-core';
 import { runCli } from '@wallet/cli';
 import { adminLogin, captureIo, createTestBackend, eachDialect, freshDatabaseUrl, NostrKey, SECRETS_ENV, spawnEntry, type DialectName } from '../harness/index.js';
 
@@ -10,6 +11,16 @@ async function cli(env: Record<string, string>, ...argv: string[]) {
   const io = captureIo(env);
   const code = await runCli(argv, io);
   return { code, out: io.stdout.join('\n'), err: io.stderr.join('\n') };
+}
+
+/** Writes to the CLI's database behind its back, as an attacker with database access would. */
+async function tamper(dialect: DialectName, databaseUrl: string, edit: (knex: Knex) => Promise<unknown>): Promise<void> {
+  const db = await createTestBackend(dialect, { databaseUrl, listen: false });
+  try {
+    await edit(db.backend.db.knex);
+  } finally {
+    await db.close();
+  }
 }
 
 async function migratedEnv(dialect: DialectName, dataDir: string): Promise<Record<string, string>> {
@@ -90,12 +101,7 @@ eachDialect('wallet-backend CLI: setup, reset-setup, audit verify, admin keys', 
     expect(ok.code, ok.err).to.equal(0);
     expect(ok.out).to.equal('audit chain intact: 2 entries verified.');
     expect(ok.err).to.include('checked 2 entries');
-    const db = await createTestBackend(dialect, { databaseUrl: env.DATABASE_URL, listen: false });
-    try {
-      await db.backend.db.knex('admin_audit').where({ seq: 2 }).update({ action: 'nothing_to_see' });
-    } finally {
-      await db.close();
-    }
+    await tamper(dialect, env.DATABASE_URL!, (knex) => knex('admin_audit').where({ seq: 2 }).update({ action: 'nothing_to_see' }));
     const broken = await cli(env, 'audit', 'verify');
     expect(broken.code).to.equal(1);
     expect(broken.err).to.include('error: audit chain broken at seq 2');
@@ -105,12 +111,7 @@ eachDialect('wallet-backend CLI: setup, reset-setup, audit verify, admin keys', 
   it('admin list fails when a key row was edited in the database', async () => {
     const env = await migratedEnv(dialect, dataDir);
     expect((await cli(env, 'setup', new NostrKey().pubkey)).code).to.equal(0);
-    const db = await createTestBackend(dialect, { databaseUrl: env.DATABASE_URL, listen: false });
-    try {
-      await db.backend.db.knex('admin_keys').update({ scope: 'read' });
-    } finally {
-      await db.close();
-    }
+    await tamper(dialect, env.DATABASE_URL!, (knex) => knex('admin_keys').update({ scope: 'read' }));
     const list = await cli(env, 'admin', 'list');
     expect(list.code).to.equal(1);
     expect(list.out).to.include('INTEGRITY CHECK FAILED');
