@@ -1,8 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { hmac } from '@noble/hashes/hmac.js';
-import { sha256 } from '@noble/hashes/sha2.js';
-import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import type { Clock } from '../clock/index.js';
+import { createIntegrity, type Integrity } from '../crypto/index.js';
 import type { AdminAuth } from '../http/index.js';
 import type { Database, Executor } from '../storage/index.js';
 import { adminErrors } from './errors.js';
@@ -13,11 +11,11 @@ const TOKEN_SHAPE = /^adm_[A-Za-z0-9_-]{43}$/;
 
 /**
  * Admin sessions: their own table and their own secret (spec › rule 8). A token is 256 random
- * bits, shown once; the table keeps HMAC(ADMIN_SESSION_SECRET, token) and the peer address.
+ * bits, shown once; the table keeps its seal under ADMIN_SESSION_SECRET and the peer address.
  * A session is only as good as its key: every request re-reads the key and checks its seal.
  */
 export class AdminSessionStore {
-  private readonly key: Uint8Array;
+  private readonly tokenMac: Integrity;
 
   constructor(
     private readonly db: Database,
@@ -26,7 +24,7 @@ export class AdminSessionStore {
     secret: string,
     private readonly ttlSec: number,
   ) {
-    this.key = utf8ToBytes(secret);
+    this.tokenMac = createIntegrity(secret);
   }
 
   async start(adminKey: AdminKey, peerIp: string, executor: Executor): Promise<{ token: string; expiresAt: Date; sessionId: string }> {
@@ -76,6 +74,6 @@ export class AdminSessionStore {
   }
 
   private hash(token: string): string {
-    return bytesToHex(hmac(sha256, this.key, utf8ToBytes(token)));
+    return this.tokenMac.seal('admin_session', [token]);
   }
 }

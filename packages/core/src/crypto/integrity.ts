@@ -4,10 +4,11 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 
 /**
- * Integrity MACs for operator state (DESIGN §6): admin key rows, the setup latch, operator
- * settings and the audit chain are sealed with HMAC-SHA256 under `ADMIN_KEY_INTEGRITY_SECRET`.
- * Each use has its own domain, so a MAC from one table can never verify a row of another; the
- * fields are joined with a separator that none of them may contain.
+ * Domain-separated HMAC-SHA256 seals (DESIGN §6). Under `ADMIN_KEY_INTEGRITY_SECRET` they seal
+ * operator state (admin key rows, the setup latch, operator settings, the audit chain); under
+ * `ADMIN_SESSION_SECRET`, admin session tokens. Each use has its own domain, so a MAC from one
+ * table can never verify a row of another; the fields are joined with a separator that none of
+ * them may contain.
  */
 export interface Integrity {
   /** HMAC(secret, domain ‖ 0x1f ‖ field₁ ‖ 0x1f ‖ …), hex. */
