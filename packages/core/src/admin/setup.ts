@@ -1,12 +1,10 @@
 import { parseNostrPubkey } from '../crypto/index.js';
 import { coreErrors, defineErrors } from '../errors/index.js';
-import type { Database } from '../storage/index.js';
+import { isUuid, type Database } from '../storage/index.js';
 import type { AuditChain, AuditVerdict } from './audit.js';
 import type { AdminKey, AdminKeyStore } from './keys.js';
 import type { SetupLatch, SetupState } from './latch.js';
 import type { AdminSessionStore } from './sessions.js';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Refusals of the operator shell's setup commands (the CLI prints them). */
 export const setupErrors = defineErrors({
@@ -71,9 +69,8 @@ export class SetupService {
   async revokeKey(idOrPubkey: string): Promise<AdminKey | null> {
     const { deps } = this;
     return deps.db.transaction(async (trx) => {
-      // A failed statement would abort a Postgres transaction: only an id-shaped value is looked up by id.
       const pubkey = parseNostrPubkey(idOrPubkey);
-      const key = UUID.test(idOrPubkey) ? await deps.keys.findLiveById(idOrPubkey.toLowerCase(), trx) : pubkey === null ? null : await deps.keys.findLive(pubkey, trx);
+      const key = isUuid(idOrPubkey) ? await deps.keys.findLiveById(idOrPubkey.toLowerCase(), trx) : pubkey === null ? null : await deps.keys.findLive(pubkey, trx);
       if (key === null) return null;
       const revoked = await deps.keys.revoke(key, trx);
       if (revoked === null) return null;

@@ -1,7 +1,5 @@
 import type { Clock } from '../clock/index.js';
-import { readOptionalTime, readTime, type Database, type Knex } from '../storage/index.js';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { isUuid, readOptionalTime, readTime, type Database, type Knex } from '../storage/index.js';
 
 /** The caller's own view of their account (spec: UserInfo). */
 export interface UserInfo {
@@ -30,7 +28,7 @@ export class UserRepository {
 
   /** Whether a registered user has this id (false for a malformed id, never a throw). */
   async exists(userId: string, executor: Knex | Knex.Transaction = this.db.knex): Promise<boolean> {
-    if (!UUID.test(userId)) return false;
+    if (!isUuid(userId)) return false;
     return (await executor('users').select('id').where({ id: userId.toLowerCase() }).first()) !== undefined;
   }
 
