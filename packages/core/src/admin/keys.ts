@@ -69,9 +69,9 @@ export class AdminKeyStore {
     return rows.map((row) => this.read(row));
   }
 
-  /** Live, intact keys of full scope that have been activated (the "active admins" of the setup latch). */
-  async activeFull(executor: Executor = this.db.knex): Promise<AdminKey[]> {
-    return (await this.list(executor)).filter((key) => key.intact && key.revokedAt === null && key.activatedAt !== null && key.scope === 'full');
+  /** Live, intact, activated keys: the "active admins" of the setup latch. */
+  async active(executor: Executor = this.db.knex): Promise<AdminKey[]> {
+    return (await this.list(executor)).filter((key) => key.intact && key.revokedAt === null && key.activatedAt !== null);
   }
 
   /** created → activated, once; re-sealed in the same statement's transaction. */

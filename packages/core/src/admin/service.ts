@@ -8,7 +8,7 @@ import type { AuditChain, AuditEntry } from './audit.js';
 import { adminErrors } from './errors.js';
 import type { AdminKey, AdminKeyStore, AdminScope } from './keys.js';
 import type { SetupLatch } from './latch.js';
-import { SETTING_SECTIONS, type OperatorSettings, type SectionView, type SettingSection } from './overlay.js';
+import { isSettingSection, SETTING_SECTIONS, type OperatorSettings, type SectionView, type SettingSection } from './overlay.js';
 import type { AdminSessionStore } from './sessions.js';
 
 export const ADMIN_LOGIN_PURPOSE = 'admin_login';
@@ -110,7 +110,7 @@ export class AdminService {
       await deps.db.dialect.lockTableForWrites(trx, 'admin_keys');
       const key = await deps.keys.findLiveById(keyId, trx);
       if (key === null) throw adminErrors.create.admin_key_not_found();
-      const full = await deps.keys.activeFull(trx);
+      const full = (await deps.keys.active(trx)).filter((active) => active.scope === 'full');
       if (full.length === 1 && full[0]!.id === key.id) throw adminErrors.create.admin_last_key();
       const revoked = await deps.keys.revoke(key, trx);
       if (revoked === null) throw adminErrors.create.admin_key_not_found();
@@ -147,8 +147,8 @@ function requireFull(admin: AdminAuth): void {
 }
 
 function knownSection(name: string): SettingSection {
-  if (!Object.hasOwn(SETTING_SECTIONS, name)) throw adminErrors.create.setting_section_unknown();
-  return name as SettingSection;
+  if (!isSettingSection(name)) throw adminErrors.create.setting_section_unknown();
+  return name;
 }
 
 function invalidSection(issues: readonly v.BaseIssue<unknown>[]) {

@@ -32,7 +32,7 @@ export class SetupService {
   /** The latch as the server sees it, adopting a fresh database first (as start-up does). */
   async status(): Promise<{ state: SetupState; activeAdmins: number }> {
     const state = await this.deps.latch.adopt();
-    return { state, activeAdmins: (await this.activeAdmins()).length };
+    return { state, activeAdmins: (await this.deps.keys.active()).length };
   }
 
   /** uninitialized → locked with `pubkey` as the first full-scope admin, activated. */
@@ -43,7 +43,7 @@ export class SetupService {
     if (state !== 'uninitialized') throw setupErrors.create.setup_not_uninitialized();
     return deps.db.transaction(async (trx) => {
       await deps.db.dialect.lockTableForWrites(trx, 'admin_keys');
-      if ((await this.activeAdmins(trx)).length > 0) throw setupErrors.create.setup_admin_exists();
+      if ((await deps.keys.active(trx)).length > 0) throw setupErrors.create.setup_admin_exists();
       if ((await deps.keys.findLive(pubkey, trx)) !== null) throw setupErrors.create.setup_admin_exists();
       const key = await deps.keys.create(pubkey, 'full', { activated: true }, trx);
       await deps.audit.append(trx, { action: 'setup_bootstrap', actorKind: 'cli', actorPubkey: key.pubkey, target: `admin_key:${key.id}` });
@@ -86,9 +86,5 @@ export class SetupService {
 
   verifyAudit(onProgress?: (checked: number) => void): Promise<AuditVerdict> {
     return this.deps.audit.verify(onProgress);
-  }
-
-  private async activeAdmins(executor = this.deps.db.knex) {
-    return (await this.deps.keys.list(executor)).filter((key) => key.intact && key.revokedAt === null && key.activatedAt !== null);
   }
 }
