@@ -10,3 +10,4 @@ export * from './wallet.js';
 export * from './fakes.js';
 export * from './admin.js';
 export * from './cli.js';
+export * from './hostile-arbitraries.js';
