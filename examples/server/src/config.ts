@@ -11,6 +11,8 @@ export interface ServerConfig {
   port: number;
   dataDir: string;
   logLevel: LogLevel;
+  /** Time limits of the HTTP listener (Node's server timeouts), in milliseconds. */
+  http: HttpTimeouts;
   /** Problems found while reading the environment itself (core validates the rest). */
   problems: string[];
   /** Things the operator should hear about (generated development secrets). */
@@ -18,6 +20,43 @@ export interface ServerConfig {
 }
 
 const LOG_LEVELS = new Set(['debug', 'info', 'warn', 'error', 'silent']);
+
+export interface HttpTimeouts {
+  /** Whole request, headers and body, from the first byte (Node's `requestTimeout`; its default is 300 s). */
+  requestTimeoutMs: number;
+  /** Request headers complete (Node's `headersTimeout`); at most `requestTimeoutMs`. */
+  headersTimeoutMs: number;
+  /** An idle keep-alive connection is closed after this (Node's `keepAliveTimeout`). */
+  keepAliveTimeoutMs: number;
+}
+
+/** The listener's time limits: environment variable, default and bounds, in seconds. */
+const HTTP_TIMEOUTS = [
+  { key: 'requestTimeoutMs', env: 'HTTP_REQUEST_TIMEOUT_SEC', defaultSec: 30, min: 1, max: 3_600 },
+  { key: 'headersTimeoutMs', env: 'HTTP_HEADERS_TIMEOUT_SEC', defaultSec: 10, min: 1, max: 3_600 },
+  { key: 'keepAliveTimeoutMs', env: 'HTTP_KEEP_ALIVE_TIMEOUT_SEC', defaultSec: 5, min: 1, max: 3_600 },
+] as const;
+
+/** The HTTP listener's timeouts from the environment; a malformed or out-of-range value is a problem, and its default is used meanwhile. */
+export function httpTimeoutsFromEnv(env: Env, problems: string[]): HttpTimeouts {
+  const timeouts = {} as Record<keyof HttpTimeouts, number>;
+  for (const { key, env: name, defaultSec, min, max } of HTTP_TIMEOUTS) {
+    const text = (env[name] ?? '').trim();
+    if (text === '') {
+      timeouts[key] = defaultSec * 1_000;
+    } else if (/^\d{1,5}$/.test(text) && Number(text) >= min && Number(text) <= max) {
+      timeouts[key] = Number(text) * 1_000;
+    } else {
+      problems.push(`${name}: "${text}" must be a whole number of seconds from ${min} to ${max}`);
+      timeouts[key] = defaultSec * 1_000;
+    }
+  }
+  if (timeouts.headersTimeoutMs > timeouts.requestTimeoutMs) {
+    problems.push('HTTP_HEADERS_TIMEOUT_SEC: must not exceed HTTP_REQUEST_TIMEOUT_SEC (the headers are part of the request)');
+    timeouts.headersTimeoutMs = timeouts.requestTimeoutMs;
+  }
+  return timeouts;
+}
 
 /**
  * The feature plugins and their options from the environment. A malformed value passes through
@@ -53,6 +92,7 @@ export function loadServerConfig(env: Env, options: { createDevSecrets?: boolean
     problems.push(`LOG_LEVEL: must be one of ${[...LOG_LEVELS].join(', ')}`);
     logLevel = 'info';
   }
+  const http = httpTimeoutsFromEnv(env, problems);
 
   const settings = settingsFromEnv(env);
   settings.nodeEnv ??= (env.NODE_ENV as 'development' | 'production' | 'test' | undefined) ?? 'development';
@@ -84,6 +124,7 @@ export function loadServerConfig(env: Env, options: { createDevSecrets?: boolean
     port,
     dataDir,
     logLevel,
+    http,
     problems,
     notices,
   };

@@ -14,5 +14,7 @@ export const coreErrors = defineErrors({
   payload_too_large: { status: 413, message: 'The request body is too large.' },
   unsupported_media_type: { status: 415, message: 'The request body must be application/json.' },
   rate_limited: { status: 429, message: 'Too many requests; retry later.' },
+  /** Never seen by the client (it has gone): the status and code the request's log line carries. */
+  client_closed: { status: 499, message: 'The client closed the connection before the request was complete.' },
   internal_error: { status: 500, message: 'Internal server error.' },
 });

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Context, Next } from 'koa';
 import { coreErrors, isWalletError, type WalletError } from '../errors/index.js';
 import { describeError, type Logger } from '../logger/index.js';
-import { isUniqueViolation } from '../storage/index.js';
+import { isRefusedValue, isUniqueViolation } from '../storage/index.js';
+import { isClientAbort } from './body.js';
 
 const BOUNDARY = Symbol('wallet-backend.boundary');
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
@@ -12,6 +13,11 @@ export function toWalletError(err: unknown): WalletError {
   if (isWalletError(err)) return err;
   // A unique collision that reached the edge is a conflict, never a 500 (spec, Errors 3).
   if (isUniqueViolation(err)) return coreErrors.create.conflict({ cause: err });
+  // A value the database cannot take (a NUL in text, a number beyond the column) is the
+  // request's fault on either dialect: the safety net behind route validation.
+  if (isRefusedValue(err)) return coreErrors.create.invalid_request({ message: 'A value in the request is out of range or is not valid text.', cause: err });
+  // The client left mid-body (or Node's request timeout cut it): its doing, not ours.
+  if (isClientAbort(err)) return coreErrors.create.client_closed({ cause: err });
   const status = (err as { status?: unknown } | null)?.status;
   if (status === 404) return coreErrors.create.not_found();
   if (status === 405) return coreErrors.create.method_not_allowed();
@@ -29,9 +35,13 @@ export function boundaryState(ctx: Context): BoundaryState {
 
 /**
  * The outermost layer of every request: a request id, the JSON error body of DESIGN §5, and one
- * log line (method, path without query, status, ms; never tokens or client IPs). It runs once
- * per request even when both the app and a route carry it, so a host app that mounts only the
- * router still gets JSON errors (Koa's own responder drops headers and answers text/plain).
+ * log line (method, path without query, status, ms, and the error code of a refused request;
+ * never tokens or client IPs). It runs once per request even when both the app and a route
+ * carry it, so a host app that mounts only the router still gets JSON errors (Koa's own
+ * responder drops headers and answers text/plain).
+ *
+ * Only a 5xx is logged at error level, with its stack. A client that went away mid-request is
+ * 499 `client_closed` in the request line and nothing more: it must not trip 5xx alerting.
  */
 export function requestBoundary(baseLogger: Logger) {
   return async function boundary(ctx: Context, next: Next): Promise<void> {
@@ -43,12 +53,20 @@ export function requestBoundary(baseLogger: Logger) {
     state[BOUNDARY] = { requestId, logger };
     ctx.set('X-Request-Id', requestId);
     const started = process.hrtime.bigint();
+    let code: string | undefined;
     try {
       await next();
       if (ctx.status === 404 && ctx.body === undefined) throw coreErrors.create.not_found();
     } catch (err) {
       const error = toWalletError(err);
+      code = error.code;
       if (error.status >= 500) logger.error('request failed', { code: error.code, ...describeError(error.cause ?? err) });
+      else if (isRefusedValue(error.cause)) {
+        logger.warn('the database refused a request value that validation let through; refuse it in the route schema', {
+          code: error.code,
+          db_code: (error.cause as { code: string }).code,
+        });
+      }
       ctx.status = error.status;
       for (const [name, value] of Object.entries(error.headers)) ctx.set(name, value);
       ctx.body = {
@@ -63,7 +81,7 @@ export function requestBoundary(baseLogger: Logger) {
       };
     } finally {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      logger.info('request', { method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 10) / 10 });
+      logger.info('request', { method: ctx.method, path: ctx.path, status: ctx.status, ...(code ? { code } : {}), ms: Math.round(ms * 10) / 10 });
     }
   };
 }

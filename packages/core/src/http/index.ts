@@ -19,4 +19,5 @@ export { requestBoundary, toWalletError } from './boundary.js';
 export { createClientIpResolver, normaliseIp, type ClientIpResolver } from './client-ip.js';
 export { MemoryRateLimitStore, type RateLimitStore } from './rate-limit.js';
 export { buildOpenApiDocument, OPENAPI_VERSION, type OpenApiInfo } from './openapi.js';
-export { readRawBody, parseJsonBody } from './body.js';
+export { readRawBody, parseJsonBody, isClientAbort } from './body.js';
+export { parseInput, safeIntegerText } from './validate.js';

@@ -102,6 +102,25 @@ export function isUniqueViolation(err: unknown): boolean {
   return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
 }
 
+/**
+ * Postgres data exceptions that mean "this input value cannot be stored or compared", never a
+ * server fault: 22021 character_not_in_repertoire (a NUL in text), 22P05
+ * untranslatable_character (a NUL escape in jsonb), 22003 numeric_value_out_of_range, 22P02
+ * invalid_text_representation, 22001 string_data_right_truncation (longer than varchar(n)).
+ * SQLite is lax about all of these; SQLITE_TOOBIG is its only counterpart.
+ */
+const REFUSED_VALUE_CODES = new Set(['22021', '22P05', '22003', '22P02', '22001', 'SQLITE_TOOBIG']);
+
+/**
+ * The database refused a value of the request (either dialect). The HTTP boundary answers it
+ * as 400 `invalid_request`, a safety net behind route validation for code that passed such a
+ * value through unchecked; it is logged as a warning so the missing validation gets fixed.
+ */
+export function isRefusedValue(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && REFUSED_VALUE_CODES.has(code);
+}
+
 /** Values read back from either dialect, normalised. */
 export function readTime(value: unknown): Date {
   if (value instanceof Date) return value;

@@ -2,6 +2,7 @@ export type { Knex } from 'knex';
 export {
   dialectFor,
   isUniqueViolation,
+  isRefusedValue,
   readTime,
   readOptionalTime,
   readBool,
