@@ -1,7 +1,6 @@
-import { timingSafeEqual } from 'node:crypto';
 import { addMs, type Clock } from '../clock/index.js';
 import { newId, type Peppers } from '../crypto/index.js';
-import type { Database } from '../storage/index.js';
+import { readTime, type Database } from '../storage/index.js';
 import { identityErrors } from './errors.js';
 
 export interface RestoreCheckRequest {
@@ -26,13 +25,12 @@ export interface RestoreGovernor {
 type Outcome = 'valid' | 'mismatch' | 'unknown' | 'limited';
 
 const RETENTION_MS = 7 * 86_400_000;
-// Compared against when no account matched, so both branches hash and compare the same bytes.
-const ABSENT = '0'.repeat(64);
 
 /**
  * `POST /auth/check-restore` (spec › rule 1). The governors run BEFORE the account lookup;
  * then the known and unknown branches issue the same statements (one lookup, one insert) and
- * the same HMAC and comparison, so neither timing nor the query log tells them apart.
+ * the same HMAC, so neither timing nor the query log tells them apart. `valid` holds for any
+ * account the seed has that is registered under the submitted pubkey_hash, not just the newest.
  */
 export class RestoreCheckService {
   constructor(
@@ -54,23 +52,56 @@ export class RestoreCheckService {
       knex('restore_attempts').where({ ip_hash: ipHash }).where('created_at', '>', since).count({ n: '*' }).first(),
       knex('restore_attempts').where({ fingerprint }).whereIn('outcome', ['mismatch', 'unknown']).where('created_at', '>', since).count({ n: '*' }).first(),
     ]);
-    if (Number(byIp?.n ?? 0) >= governor.ipThreshold || Number(failures?.n ?? 0) >= governor.failThreshold) {
+    const ipTripped = Number(byIp?.n ?? 0) >= governor.ipThreshold;
+    const failTripped = Number(failures?.n ?? 0) >= governor.failThreshold;
+    if (ipTripped || failTripped) {
       await this.record(ipHash, fingerprint, 'limited', now);
-      throw identityErrors.create.restore_limited();
+      const retryAfterSec = await this.retryAfterSec({ ipHash, fingerprint, ipTripped, failTripped, governor, since, now });
+      throw identityErrors.create.restore_limited({ headers: { 'Retry-After': String(retryAfterSec) } });
     }
 
-    const account = (await knex('users')
-      .select('pubkey_hash')
+    // One statement for every branch: how many accounts carry this seed (a seed may have several,
+    // spec › rule 2) and whether ANY of them is registered under the submitted pubkey_hash. The
+    // submitted value is peppered first, so the comparison is against an HMAC the caller cannot
+    // steer byte by byte; the unknown branch runs the identical statement with the same HMAC.
+    const submitted = this.peppers.pepper((request.pubkey_hash ?? '').toLowerCase());
+    const tally = (await knex('users')
       .where({ seed_fingerprint: fingerprint })
-      .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }])
-      .first()) as { pubkey_hash: string | null } | undefined;
-    const submitted = Buffer.from(this.peppers.pepper((request.pubkey_hash ?? '').toLowerCase()), 'hex');
-    const onFile = Buffer.from(account?.pubkey_hash ?? ABSENT, 'hex');
-    const matches = onFile.length === submitted.length && timingSafeEqual(onFile, submitted);
-    const exists = account !== undefined;
-    const valid = exists && request.pubkey_hash !== undefined && matches;
+      .select(knex.raw('count(*) as accounts'), knex.raw('coalesce(max(case when pubkey_hash = ? then 1 else 0 end), 0) as matching', [submitted]))
+      .first()) as { accounts: number | string; matching: number | string } | undefined;
+    const exists = Number(tally?.accounts ?? 0) > 0;
+    const valid = exists && request.pubkey_hash !== undefined && Number(tally?.matching ?? 0) > 0;
     await this.record(ipHash, fingerprint, valid ? 'valid' : exists ? 'mismatch' : 'unknown', now);
     return { exists, valid };
+  }
+
+  /**
+   * Seconds until a client that waits lets every tripped governor in again: a governor counts the
+   * attempts of the last window, so it lets in once its threshold-th newest counted attempt has
+   * left the window (the refused attempt just recorded counts for the IP governor: retrying
+   * early only pushes the time out). At least 1, at most the window length.
+   */
+  private async retryAfterSec(state: { ipHash: string; fingerprint: string; ipTripped: boolean; failTripped: boolean; governor: RestoreGovernor; since: Date | string; now: Date }): Promise<number> {
+    const { knex } = this.db;
+    const { governor, since, now } = state;
+    const newestFirst = [{ column: 'created_at', order: 'desc' as const }, { column: 'id', order: 'desc' as const }];
+    const blocking: Promise<{ created_at: unknown } | undefined>[] = [];
+    if (state.ipTripped) {
+      blocking.push(knex('restore_attempts').select('created_at').where({ ip_hash: state.ipHash }).where('created_at', '>', since).orderBy(newestFirst).offset(governor.ipThreshold - 1).first());
+    }
+    if (state.failTripped) {
+      blocking.push(
+        knex('restore_attempts').select('created_at').where({ fingerprint: state.fingerprint }).whereIn('outcome', ['mismatch', 'unknown']).where('created_at', '>', since).orderBy(newestFirst).offset(governor.failThreshold - 1).first(),
+      );
+    }
+    const windowMs = governor.windowSec * 1000;
+    let untilMs = 0;
+    for (const row of await Promise.all(blocking)) {
+      // No row: the count changed between the two reads (a sweep, a racer); a whole window is safe.
+      const freeAtMs = row === undefined ? now.getTime() + windowMs : readTime(row.created_at).getTime() + windowMs;
+      untilMs = Math.max(untilMs, freeAtMs - now.getTime());
+    }
+    return Math.min(governor.windowSec, Math.max(1, Math.ceil(untilMs / 1000)));
   }
 
   private async record(ipHash: string, fingerprint: string, outcome: Outcome, now: Date): Promise<void> {
