@@ -71,10 +71,38 @@ eachDialect('sessions: refresh, logout, me', (dialect) => {
     const unknown = `${auth.refresh_token.split('.').slice(0, 2).join('.')}.${'B'.repeat(43)}`;
     expect((await t.client.post('/api/v1/auth/logout', { refresh_token: unknown })).status).to.equal(200);
     const malformed = await t.client.post('/api/v1/auth/logout', { refresh_token: 'not-a-token' });
-    expect(malformed.status).to.equal(400);
-    expect(malformed.body.error.code).to.equal('invalid_request');
+    expect(malformed.status).to.equal(200);
+    expect(malformed.body).to.deep.equal({ ok: true });
     expect((await t.client.post('/api/v1/auth/refresh', { refresh_token: auth.refresh_token })).status).to.equal(401);
     expect((await t.client.get('/api/v1/auth/me', { token: auth.access_token })).status).to.equal(401);
+  });
+
+  it('logout with a token that is not even a JWT answers 200 and revokes nothing (spec › rule 4)', async () => {
+    // (A NUL byte is the one exception: the validation layer refuses it in every body, 400.)
+    const { auth: mine } = await seedSession(t.backend);
+    const { auth: other } = await seedSession(t.backend, 'web');
+    for (const garbage of ['not-a-token', '', 'a.b', 'x'.repeat(4096), 'ünïcødé ☃', `${mine.refresh_token}x`, mine.access_token]) {
+      const res = await t.client.post('/api/v1/auth/logout', { refresh_token: garbage });
+      expect(res.status, JSON.stringify(garbage).slice(0, 40)).to.equal(200);
+      expect(res.body).to.deep.equal({ ok: true });
+    }
+    expect(await sessionCount(t, { revoked_at: null })).to.equal(2);
+    // Both sessions still refresh: nothing was revoked.
+    expect((await t.client.post('/api/v1/auth/refresh', { refresh_token: mine.refresh_token })).status).to.equal(200);
+    expect((await t.client.post('/api/v1/auth/refresh', { refresh_token: other.refresh_token })).status).to.equal(200);
+    // Refresh keeps refusing what is not a JWT.
+    expect((await t.client.post('/api/v1/auth/refresh', { refresh_token: 'not-a-token' })).status).to.equal(400);
+  });
+
+  it('a logout body without a string refresh_token, or an over-long one, is 400 and changes nothing', async () => {
+    await seedSession(t.backend);
+    for (const body of [{}, { refresh_token: 5 }, { refresh_token: null }, { refresh_token: ['x'] }, { refresh_token: 'x'.repeat(4097) }]) {
+      const res = await t.client.post('/api/v1/auth/logout', body);
+      expect(res.status, JSON.stringify(body).slice(0, 40)).to.equal(400);
+      expect(res.body.error.code).to.equal('invalid_request');
+      expect(res.body.error.details[0].path).to.equal('body.refresh_token');
+    }
+    expect(await sessionCount(t, { revoked_at: null })).to.equal(1);
   });
 
   it('me returns the user; the guard answers 401 for missing, malformed and foreign-scheme tokens', async () => {

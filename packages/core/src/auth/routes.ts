@@ -1,7 +1,7 @@
 import { coreErrors } from '../errors/index.js';
 import { defineRoute, type AnyRoute } from '../http/index.js';
 import type { UserRepository } from '../users/index.js';
-import { authResponse, logoutResponse, refreshTokenRequest, userInfo } from './schemas.js';
+import { authResponse, logoutRequest, logoutResponse, refreshTokenRequest, userInfo } from './schemas.js';
 import type { SessionService } from './session-service.js';
 
 export function sessionRoutes(sessions: SessionService, users: UserRepository): AnyRoute[] {
@@ -20,10 +20,10 @@ export function sessionRoutes(sessions: SessionService, users: UserRepository): 
     defineRoute({
       method: 'POST',
       path: '/auth/logout',
-      summary: 'Revoke the session of a refresh token (idempotent)',
+      summary: 'Revoke the session of a refresh token (idempotent: an unknown, revoked or malformed token also answers 200)',
       tags: ['auth'],
       auth: 'none',
-      body: refreshTokenRequest,
+      body: logoutRequest,
       response: logoutResponse,
       handler: async ({ body }) => {
         await sessions.logout(body.refresh_token);

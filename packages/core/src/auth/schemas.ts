@@ -10,6 +10,12 @@ const jwt = v.pipe(
 
 export const refreshTokenRequest = v.object({ refresh_token: jwt });
 
+/**
+ * Logout is idempotent (spec › rule 4): any string, JWT or not, is answered 200; one that is no
+ * session's token simply revokes nothing. Only the size bound is kept.
+ */
+export const logoutRequest = v.object({ refresh_token: v.pipe(v.string('must be a string'), v.maxLength(4096, 'is too long')) });
+
 export const authResponse = v.object({
   access_token: v.string(),
   refresh_token: v.string(),
