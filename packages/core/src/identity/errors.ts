@@ -9,6 +9,7 @@ export const identityErrors = defineErrors({
   proof_expired: { status: 401, message: 'The proof timestamp is outside the accepted window.' },
   proof_replayed: { status: 401, message: 'This proof was already used.' },
   key_mismatch: { status: 400, message: 'The submitted BTC key does not match the proven key.' },
+  duplicate_key: { status: 400, message: 'The keys list has more than one key for one asset and key type.' },
   identity_conflict: { status: 409, message: 'This identity was registered concurrently; retry the login.' },
   nostr_not_linked: { status: 401, message: 'This Nostr identity is not linked to an account.' },
   nostr_already_linked: { status: 409, message: 'This Nostr identity is linked to another account.' },

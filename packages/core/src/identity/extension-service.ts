@@ -42,6 +42,26 @@ function btcSigner(message: string, signature: string): Uint8Array | null {
 }
 
 /**
+ * A registration's `keys` list in stored form: every entry validated (`normaliseKey`, Grin routed
+ * by form) and at most one entry per (asset, key type), else 400 `duplicate_key` naming both
+ * entries. A Grin hex key and a Grin slatepack address are two key types, not duplicates.
+ * Shared by the extension and Nostr registrations.
+ */
+export function normaliseKeyList(submitted: SubmittedKey[], network: ChainNetwork): ReceivingKey[] {
+  const keys = submitted.map((key) => normaliseKey(key, network));
+  const seen = new Map<string, number>();
+  keys.forEach((key, index) => {
+    const slot = `${key.asset} ${key.keyType}`;
+    const first = seen.get(slot);
+    if (first !== undefined) {
+      throw identityErrors.create.duplicate_key({ details: [{ path: `body.keys.${index}`, message: `a second ${slot} key (the first is body.keys.${first})` }] });
+    }
+    seen.set(slot, index);
+  });
+  return keys;
+}
+
+/**
  * `POST /auth/extension` (spec › Authentication and identity, rule 2): the BTC key proves
  * itself by signing a timestamped login message; a known pubkey_hash logs in without gates; a
  * new one registers through the gates, re-pointing an existing account only with a rotation
@@ -81,9 +101,12 @@ export class ExtensionLoginService {
     }
   }
 
-  /** Validates every submitted key; the BTC key on file is always the proven one. */
+  /**
+   * Validates every submitted key (one per asset and key type, in any order); a submitted BTC key
+   * must be the proven one, and the BTC key on file is always the proven one.
+   */
   private keysFor(submitted: SubmittedKey[], provenKeyHex: string): ReceivingKey[] {
-    const keys = submitted.map((key) => normaliseKey(key, this.deps.network));
+    const keys = normaliseKeyList(submitted, this.deps.network);
     const btc = keys.find((key) => key.asset === 'btc');
     if (btc !== undefined && btc.publicKey !== provenKeyHex) throw identityErrors.create.key_mismatch();
     return [...keys.filter((key) => key.asset !== 'btc'), { asset: 'btc', keyType: 'primary', publicKey: provenKeyHex, publicSpendKey: null }];

@@ -4,11 +4,12 @@ import type { ChainNetwork } from '../chains/index.js';
 import type { Clock } from '../clock/index.js';
 import { verifyNip98, NIP98_WINDOW_SEC, type Peppers } from '../crypto/index.js';
 import { hash160 } from '../crypto/index.js';
-import { normaliseKey, type KeyRepository, type SubmittedKey } from '../directory/index.js';
+import type { KeyRepository, SubmittedKey } from '../directory/index.js';
 import { API_PREFIX } from '../http/index.js';
 import { isUniqueViolation, type Database, type Knex } from '../storage/index.js';
 import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js';
 import { identityErrors } from './errors.js';
+import { normaliseKeyList } from './extension-service.js';
 import type { GateInputs, RegistrationAttempt, RegistrationGates } from './gates.js';
 import type { IdentityRepository, IdentityRow } from './identity-repo.js';
 import type { LoginEventLog } from './login-events.js';
@@ -97,7 +98,7 @@ export class NostrIdentityService {
   /** `POST /auth/nostr/register`: get-or-create by npub, merging with an account of the same seed. */
   async register(request: NostrRegisterRequest, clientIp: string): Promise<AuthResponse> {
     const { deps } = this;
-    const keys = request.keys.map((key) => normaliseKey(key, deps.network));
+    const keys = normaliseKeyList(request.keys, deps.network);
     const seed = deps.peppers.pepper(request.seed_fingerprint.toLowerCase());
     const { pubkey } = await deps.signedActions.verify({ token: request.nostr_token, nonce: request.nonce, purpose: NOSTR_REGISTER_PURPOSE, path: NOSTR_REGISTER_PATH });
     const attempt: RegistrationAttempt = { identity: { kind: 'npub', value: pubkey }, inputs: request };
