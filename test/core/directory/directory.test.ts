@@ -191,4 +191,17 @@ eachDialect('directory: NIP-05', (dialect) => {
       expect(res.headers.get('access-control-allow-origin')).to.equal('*');
     }
   });
+
+  it('answers a CORS preflight (OPTIONS) 204 at the root and under /api/v1', async () => {
+    for (const path of ['/.well-known/nostr.json', '/api/v1/.well-known/nostr.json', '/.well-known/nostr.json?name=carol']) {
+      const res = await t.client.request('OPTIONS', path, {
+        headers: { origin: 'https://client.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'accept, x-custom' },
+      });
+      expect(res.status, path).to.equal(204);
+      expect(res.headers.get('access-control-allow-origin'), path).to.equal('*');
+      expect(res.headers.get('access-control-allow-methods'), path).to.equal('GET, OPTIONS');
+      expect(res.headers.get('access-control-allow-headers'), path).to.equal('*');
+      expect(res.text, path).to.equal('');
+    }
+  });
 });

@@ -35,10 +35,33 @@ const nip05Route = (directory: DirectoryService, root: boolean): AnyRoute =>
     handler: ({ query }) => directory.nip05(query.name),
   });
 
+/** The CORS preflight a browser may send before fetching the NIP-05 document from another origin. */
+const nip05PreflightRoute = (root: boolean): AnyRoute =>
+  defineRoute({
+    method: 'OPTIONS',
+    path: '/.well-known/nostr.json',
+    root,
+    summary: 'CORS preflight for the NIP-05 document',
+    auth: 'none',
+    successStatus: 204,
+    openapi: 'internal',
+    headers: {
+      'Access-Control-Allow-Origin': '*',
+      'Access-Control-Allow-Methods': 'GET, OPTIONS',
+      // Whatever request headers a browser adds to the GET: the document is public, no credentials.
+      'Access-Control-Allow-Headers': '*',
+      'Access-Control-Max-Age': '86400',
+    },
+    rateLimit: false,
+    handler: () => undefined,
+  });
+
 export function directoryRoutes(directory: DirectoryService, usernames: UsernameService): AnyRoute[] {
   return [
     nip05Route(directory, true),
     nip05Route(directory, false),
+    nip05PreflightRoute(true),
+    nip05PreflightRoute(false),
     defineRoute({
       method: 'POST',
       path: '/keys',

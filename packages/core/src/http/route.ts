@@ -1,7 +1,8 @@
 import type * as v from 'valibot';
 import type { Logger } from '../logger/index.js';
 
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+/** `OPTIONS` only for a route's own CORS preflight (NIP-05). */
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';
 /** `none`: public; `bearer`: a live user access token; `admin`: a live admin session token (both `Authorization: Bearer …`). */
 export type AuthKind = 'none' | 'bearer' | 'admin';
 export type Platform = 'extension' | 'web' | 'nostr';
