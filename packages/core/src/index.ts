@@ -21,6 +21,7 @@ export {
   type UserAuth,
   type AdminAuth,
   type RateLimitStore,
+  safeIntegerText,
 } from './http/index.js';
 export { systemClock, type Clock } from './clock/index.js';
 export { createJsonLogger, silentLogger, type Logger, type LogLevel, type LogFields } from './logger/index.js';

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { parseNostrPubkey } from '../crypto/index.js';
-import { defineRoute, type AnyRoute } from '../http/index.js';
+import { defineRoute, safeIntegerText, type AnyRoute } from '../http/index.js';
 import type { OperatorSettings } from './overlay.js';
 import { ADMIN_LOGIN_PATH, type AdminService } from './service.js';
 
@@ -85,8 +85,8 @@ export function adminRoutes(service: AdminService, overlay: OperatorSettings): A
       summary: 'Audit entries after a sequence number, oldest first',
       auth: 'admin',
       query: v.object({
-        after_seq: v.optional(v.pipe(v.string(), v.digits('must be a whole number'), v.toNumber()), '0'),
-        limit: v.optional(v.pipe(v.string(), v.digits('must be a whole number'), v.toNumber(), v.minValue(1), v.maxValue(500, 'must be at most 500')), '100'),
+        after_seq: v.optional(safeIntegerText({ min: 0 }), '0'),
+        limit: v.optional(safeIntegerText({ min: 1, max: 500 }), '100'),
       }),
       handler: ({ query }) => service.readAudit(query.after_seq, query.limit),
     }),

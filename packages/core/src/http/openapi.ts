@@ -50,7 +50,8 @@ function responsesOf(route: AnyRoute): Json {
     },
   };
   const errorStatuses = new Set<number>(Object.keys(route.statuses ?? {}).map(Number));
-  if (route.body || route.query || route.params) errorStatuses.add(400);
+  // A route that answers every input (NIP-05) has no 400 to document.
+  if ((route.body || route.query || route.params) && route.neverRefuses !== true) errorStatuses.add(400);
   if (route.auth !== 'none') errorStatuses.add(401);
   if (route.body) errorStatuses.add(413).add(415);
   if (route.auth === 'none' && route.rateLimit !== false) errorStatuses.add(429);

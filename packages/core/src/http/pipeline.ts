@@ -62,9 +62,10 @@ export function routeMiddleware(route: AnyRoute, kit: RouteKit): Middleware {
       route.auth === 'bearer' ? await kit.authenticateBearer(authorization) : route.auth === 'admin' ? await kit.authenticateAdmin(authorization) : null;
 
     const rawBody = await readRawBody(ctx.req, ctx.method, limitBytes);
-    const params = parseInput('params', route.params, { ...(ctx as unknown as { params?: object }).params });
-    const query = parseInput('query', route.query, { ...ctx.query });
-    const body = parseInput('body', route.body, parseJsonBody(rawBody, ctx.get('content-type') || undefined));
+    const kitChecks = route.neverRefuses !== true;
+    const params = parseInput('params', route.params, { ...(ctx as unknown as { params?: object }).params }, kitChecks);
+    const query = parseInput('query', route.query, { ...ctx.query }, kitChecks);
+    const body = parseInput('body', route.body, parseJsonBody(rawBody, ctx.get('content-type') || undefined), kitChecks);
 
     const input: RouteInput<'none', unknown, unknown, unknown> = {
       body,

@@ -78,6 +78,12 @@ export interface RouteDefinition<
   bodyLimitBytes?: number;
   /** Static response headers (NIP-05's `Access-Control-Allow-Origin: *`). */
   headers?: Record<string, string>;
+  /**
+   * A route that must answer every input (NIP-05 never errors): the kit's own NUL and number
+   * refusals are skipped and the odd value reaches the schema, so the handler must treat it as
+   * unknown and must not store or query it.
+   */
+  neverRefuses?: boolean;
   handler(input: RouteInput<A, Out<B>, Out<Q>, Out<P>>): Promise<unknown> | unknown;
 }
 
