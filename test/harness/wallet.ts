@@ -49,10 +49,14 @@ export class BtcKey {
   readonly publicKeyHex = bytesToHex(this.publicKey);
   readonly pubkeyHash = bytesToHex(hash160(this.publicKey));
 
-  signMessage(message: string, magic: 'btc' | 'ltc' = 'btc'): string {
+  /** The same key uncompressed (`04…`), as legacy Electrum and litecoind wallets hold it. */
+  readonly uncompressedHex = bytesToHex(secp256k1.getPublicKey(this.secret, false));
+
+  /** Header 31–34 (compressed key), or 27–30 with `uncompressed` (legacy P2PKH keys). */
+  signMessage(message: string, magic: 'btc' | 'ltc' = 'btc', options: { uncompressed?: boolean } = {}): string {
     const network = MESSAGE_NETWORKS[magic === 'btc' ? 'btc-mainnet' : 'ltc-mainnet'];
     const recovered = secp256k1.sign(messageDigest(network.magic, utf8ToBytes(message)), this.secret, { prehash: false, format: 'recovered' });
-    const compact = concatBytes(Uint8Array.of(31 + recovered[0]!), recovered.slice(1));
+    const compact = concatBytes(Uint8Array.of((options.uncompressed ? 27 : 31) + recovered[0]!), recovered.slice(1));
     return Buffer.from(compact).toString('base64');
   }
 }
@@ -96,6 +100,8 @@ export class NostrKey {
 export class GrinKey {
   readonly secret = ed25519.utils.randomSecretKey();
   readonly publicKeyHex = bytesToHex(ed25519.getPublicKey(this.secret));
+  /** The same key as a mainnet slatepack address (bech32, HRP `grin`). */
+  readonly slatepackAddress = bech32.encode('grin', bech32.toWords(ed25519.getPublicKey(this.secret)));
 
   sign(message: string): string {
     return bytesToHex(ed25519.sign(utf8ToBytes(message), this.secret));
@@ -157,4 +163,42 @@ export function extensionBody(btc: BtcKey, now: Date, fields: Record<string, unk
 /** A rotation proof: the OLD key signs the new pubkey_hash and the request's timestamp. */
 export function rotationSignature(oldKey: BtcKey, newPubkeyHash: string, timestamp: number): string {
   return oldKey.signMessage(keyRotationMessage(TEST_PUBLIC_API_URL, newPubkeyHash, timestamp));
+}
+
+/**
+ * The key-registration proof text (docs/wallet-integration.md, "Key proofs"), written out here
+ * rather than taken from the server, so a test fails if the server's text drifts from the doc.
+ */
+export function keyProofMessage(userId: string, asset: string, publicKey: string): string {
+  return `Wallet Backend key registration\nservice: ${TEST_PUBLIC_API_URL}\nuser: ${userId}\nasset: ${asset}\npublic_key: ${publicKey}`;
+}
+
+/** A wallet key of any asset: the value it registers and how it signs. */
+export interface SigningKey {
+  asset: 'btc' | 'ltc' | 'xmr' | 'wow' | 'grin';
+  publicKey: string;
+  sign(message: string): string;
+}
+
+/** The POST /keys body that registers `key` for `userId` WITH its proof of possession. */
+export function provenKeyBody(key: SigningKey, userId: string): Record<string, unknown> {
+  return { asset: key.asset, public_key: key.publicKey, signature: key.sign(keyProofMessage(userId, key.asset, key.publicKey)) };
+}
+
+/** One signing key of every kind a website login accepts, each with the registered value. */
+export function signingKeysOfEveryAsset(): SigningKey[] {
+  const ltc = new BtcKey();
+  const legacyLtc = new BtcKey();
+  const xmr = new CryptonoteKey('xmr');
+  const wow = new CryptonoteKey('wow');
+  const grin = new GrinKey();
+  const grinAddress = new GrinKey();
+  return [
+    { asset: 'ltc', publicKey: ltc.publicKeyHex, sign: (m) => ltc.signMessage(m, 'ltc') },
+    { asset: 'ltc', publicKey: legacyLtc.uncompressedHex, sign: (m) => legacyLtc.signMessage(m, 'ltc', { uncompressed: true }) },
+    { asset: 'xmr', publicKey: xmr.address(), sign: (m) => xmr.sign(m) },
+    { asset: 'wow', publicKey: wow.address(), sign: (m) => wow.sign(m) },
+    { asset: 'grin', publicKey: grin.publicKeyHex, sign: (m) => grin.sign(m) },
+    { asset: 'grin', publicKey: grinAddress.slatepackAddress, sign: (m) => grinAddress.sign(m) },
+  ];
 }

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { encodeSlatepackAddress } from '../../../packages/core/src/crypto/index.js';
 import { hexToBytes } from '@noble/hashes/utils.js';
-import { BtcKey, CryptonoteKey, eachDialect, GrinKey, NostrKey, seedSession, seedUser, useTestBackend, type TestBackend } from '../../harness/index.js';
+import { BtcKey, CryptonoteKey, eachDialect, GrinKey, NostrKey, provenKeyBody, seedSession, seedUser, useTestBackend, type TestBackend } from '../../harness/index.js';
 
 async function keyRows(t: TestBackend, userId: string) {
   return t.backend.db.knex('user_keys').where({ user_id: userId }).orderBy(['asset', 'key_type']).select('asset', 'key_type', 'public_key', 'public_spend_key');
@@ -19,7 +19,7 @@ eachDialect('directory: receiving keys', (dialect) => {
 
     const primary = await post({ asset: 'grin', public_key: grin.publicKeyHex.toUpperCase() });
     expect(primary.status).to.equal(200);
-    expect(primary.body).to.deep.equal({ asset: 'grin', key_type: 'primary', public_key: grin.publicKeyHex, public_spend_key: null });
+    expect(primary.body).to.deep.equal({ asset: 'grin', key_type: 'primary', public_key: grin.publicKeyHex, public_spend_key: null, proven: false });
     const addr = await post({ asset: 'grin', public_key: address });
     expect(addr.body).to.include({ key_type: 'slatepack_address', public_key: address });
     const btc1 = new BtcKey();
@@ -69,7 +69,7 @@ eachDialect('directory: receiving keys', (dialect) => {
     await t.client.post('/api/v1/keys', { asset: 'btc', public_key: btc.publicKeyHex }, { token: auth.access_token });
     const all = await t.client.get(`/api/v1/users/${userId}/keys`);
     expect(all.status).to.equal(200);
-    expect(all.body).to.deep.equal({ user_id: userId, keys: [{ asset: 'btc', key_type: 'primary', public_key: btc.publicKeyHex, public_spend_key: null }] });
+    expect(all.body).to.deep.equal({ user_id: userId, keys: [{ asset: 'btc', key_type: 'primary', public_key: btc.publicKeyHex, public_spend_key: null, proven: false }] });
     expect((await t.client.get(`/api/v1/users/${userId}/keys/btc`)).body.public_key).to.equal(btc.publicKeyHex);
     const none = await t.client.get(`/api/v1/users/${userId}/keys/ltc`);
     expect(none.status).to.equal(404);
@@ -128,7 +128,7 @@ eachDialect('directory: usernames', (dialect) => {
     const found = await t.client.get('/api/v1/users/by-username/BoB');
     expect(found.status).to.equal(200);
     // Only a bare Grin key is on file: no address to pay, so no grin entry.
-    expect(found.body).to.deep.equal({ registered: true, username: 'bob', user_id: userId, keys: [{ asset: 'btc', key_type: 'primary', public_key: btc.publicKeyHex, public_spend_key: null }] });
+    expect(found.body).to.deep.equal({ registered: true, username: 'bob', user_id: userId, keys: [{ asset: 'btc', key_type: 'primary', public_key: btc.publicKeyHex, public_spend_key: null, proven: false }] });
     const address = encodeSlatepackAddress(hexToBytes(grin.publicKeyHex), 'grin');
     await t.client.post('/api/v1/keys', { asset: 'grin', public_key: address }, { token: auth.access_token });
     const withAddress = await t.client.get('/api/v1/users/by-username/bob');
@@ -148,17 +148,22 @@ eachDialect('directory: usernames', (dialect) => {
     // A row written before the split: the address sits in the primary row.
     await t.backend.db.knex('user_keys').insert({ id: randomUUID(), user_id: user.id, asset: 'grin', key_type: 'primary', public_key: address, public_spend_key: null, created_at: now, updated_at: now });
     const res = await t.client.get('/api/v1/users/by-username/legacy');
-    expect(res.body.keys).to.deep.equal([{ asset: 'grin', key_type: 'primary', public_key: address, public_spend_key: null }]);
+    expect(res.body.keys).to.deep.equal([{ asset: 'grin', key_type: 'primary', public_key: address, public_spend_key: null, proven: false }]);
+    // A pre-split row was never proven, so it routes nobody; the owner's key proof does.
     const { auth } = await seedSession(t.backend);
-    const owner = await t.client.get(`/api/v1/wallet/grin/address/${address}/user`, { token: auth.access_token });
-    expect(owner.body).to.deep.equal({ registered: true, user_id: user.id, username: 'legacy' });
+    const lookup = () => t.client.get(`/api/v1/wallet/grin/address/${address}/user`, { token: auth.access_token });
+    expect((await lookup()).body).to.deep.equal({ registered: false, user_id: null, username: null });
+    const owner = await t.backend.sessions.start(user.id, 'extension');
+    const proof = await t.client.post('/api/v1/keys', provenKeyBody({ asset: 'grin', publicKey: address, sign: (m) => grin.sign(m) }, user.id), { token: owner.access_token });
+    expect(proof.body).to.deep.equal({ asset: 'grin', key_type: 'slatepack_address', public_key: address, public_spend_key: null, proven: true });
+    expect((await lookup()).body).to.deep.equal({ registered: true, user_id: user.id, username: 'legacy' });
   });
 
   it('Grin address lookup: bearer only, constant shape for unknown addresses', async () => {
     const { userId, auth } = await seedSession(t.backend);
     const grin = new GrinKey();
     const address = encodeSlatepackAddress(hexToBytes(grin.publicKeyHex), 'grin');
-    await t.client.post('/api/v1/keys', { asset: 'grin', public_key: address }, { token: auth.access_token });
+    await t.client.post('/api/v1/keys', provenKeyBody({ asset: 'grin', publicKey: address, sign: (m) => grin.sign(m) }, userId), { token: auth.access_token });
     const known = await t.client.get(`/api/v1/wallet/grin/address/${address.toUpperCase()}/user`, { token: auth.access_token });
     expect(known.body).to.deep.equal({ registered: true, user_id: userId, username: null });
     const unknown = await t.client.get(`/api/v1/wallet/grin/address/${encodeSlatepackAddress(hexToBytes(new GrinKey().publicKeyHex), 'grin')}/user`, { token: auth.access_token });
@@ -202,6 +207,14 @@ eachDialect('directory: NIP-05', (dialect) => {
       expect(res.headers.get('access-control-allow-methods'), path).to.equal('GET, OPTIONS');
       expect(res.headers.get('access-control-allow-headers'), path).to.equal('*');
       expect(res.text, path).to.equal('');
+    }
+  });
+
+  it('documents no 400 for the NIP-05 routes (it never errors) and leaves the preflight out of the document', async () => {
+    const { paths } = (await t.client.get('/api/v1/openapi.json')).body;
+    for (const path of ['/.well-known/nostr.json', '/api/v1/.well-known/nostr.json']) {
+      expect(Object.keys(paths[path].get.responses), path).to.deep.equal(['200']);
+      expect(paths[path], path).to.not.have.property('options');
     }
   });
 });

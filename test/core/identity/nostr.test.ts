@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { BtcKey, eachDialect, extensionBody, NostrKey, seedSession, seedUser, useTestBackend, type TestBackend } from '../../harness/index.js';
+import { BtcKey, eachDialect, extensionBody, NostrKey, provenKeyBody, seedSession, seedUser, useTestBackend, type TestBackend } from '../../harness/index.js';
 import { recordingGate } from './gate-plugin.js';
 
 const LINK = '/api/v1/auth/nostr/link';
@@ -171,7 +171,11 @@ eachDialect('identity: Nostr register (signed action nostr_register)', (dialect)
     const again = await register(nostr);
     expect(again.body.user_id).to.equal(first.body.user_id);
     expect(gate.attempts).to.have.length(1);
-    // The BTC key registered here is the account's pubkey_hash: the extension now logs into the same account.
+    // The BTC key listed here proved nothing: it never becomes the account's identity.
+    expect((await t.backend.db.knex('users').where({ id: first.body.user_id }).first()).pubkey_hash).to.equal(null);
+    // Once the account proves it (a key proof on POST /keys), the extension logs into the same account.
+    const proof = await t.client.post('/api/v1/keys', provenKeyBody({ asset: 'btc', publicKey: btc.publicKeyHex, sign: (m) => btc.signMessage(m) }, first.body.user_id), { token: again.body.access_token });
+    expect(proof.status).to.equal(200);
     const ext = await t.client.post('/api/v1/auth/extension', extensionBody(btc, t.clock.now(), { seed_fingerprint: '0badc0de' }));
     expect(ext.body.user_id).to.equal(first.body.user_id);
   });

@@ -5,7 +5,9 @@ import {
   eachDialect,
   extensionBody,
   GrinKey,
+  provenKeyBody,
   useTestBackend,
+  type SigningKey,
   type TestBackend,
 } from '../../harness/index.js';
 
@@ -17,12 +19,12 @@ async function challenge(t: TestBackend, origin = ORIGIN): Promise<{ challenge: 
   return res.body;
 }
 
-/** A registered wallet (extension login) with extra keys upserted through POST /keys. */
-async function registeredWallet(t: TestBackend, keys: Array<Record<string, unknown>> = []): Promise<{ btc: BtcKey; userId: string }> {
+/** A registered wallet (extension login) with extra keys PROVEN through POST /keys. */
+async function registeredWallet(t: TestBackend, keys: SigningKey[] = []): Promise<{ btc: BtcKey; userId: string }> {
   const btc = new BtcKey();
   const res = await t.client.post('/api/v1/auth/extension', extensionBody(btc, t.clock.now()));
   expect(res.status).to.equal(200);
-  for (const key of keys) expect((await t.client.post('/api/v1/keys', key, { token: res.body.access_token })).status).to.equal(200);
+  for (const key of keys) expect((await t.client.post('/api/v1/keys', provenKeyBody(key, res.body.user_id), { token: res.body.access_token })).status).to.equal(200);
   return { btc, userId: res.body.user_id };
 }
 
@@ -58,19 +60,14 @@ eachDialect('identity: website login', (dialect) => {
     const xmr = new CryptonoteKey('xmr');
     const wow = new CryptonoteKey('wow');
     const grin = new GrinKey();
-    const { userId } = await registeredWallet(t, [
-      { asset: 'ltc', public_key: ltc.publicKeyHex },
-      { asset: 'xmr', public_key: xmr.address() },
-      { asset: 'wow', public_key: wow.address() },
-      { asset: 'grin', public_key: grin.publicKeyHex },
-    ]);
-    const cases = [
-      { asset: 'ltc', public_key: ltc.publicKeyHex, sign: (m: string) => ltc.signMessage(m, 'ltc') },
-      { asset: 'xmr', public_key: xmr.address(), sign: (m: string) => xmr.sign(m) },
-      { asset: 'wow', public_key: wow.address(), sign: (m: string) => wow.sign(m) },
-      { asset: 'grin', public_key: grin.publicKeyHex, sign: (m: string) => grin.sign(m) },
+    const cases: SigningKey[] = [
+      { asset: 'ltc', publicKey: ltc.publicKeyHex, sign: (m: string) => ltc.signMessage(m, 'ltc') },
+      { asset: 'xmr', publicKey: xmr.address(), sign: (m: string) => xmr.sign(m) },
+      { asset: 'wow', publicKey: wow.address(), sign: (m: string) => wow.sign(m) },
+      { asset: 'grin', publicKey: grin.publicKeyHex, sign: (m: string) => grin.sign(m) },
     ];
-    for (const { asset, public_key, sign } of cases) {
+    const { userId } = await registeredWallet(t, cases);
+    for (const { asset, publicKey: public_key, sign } of cases) {
       const issued = await challenge(t);
       const res = await verify({ challenge_id: issued.challenge_id, asset, public_key, signature: sign(issued.challenge) });
       expect(res.status, asset).to.equal(200);

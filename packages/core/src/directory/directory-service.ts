@@ -1,7 +1,10 @@
-import { ASSETS, type Asset, type ChainNetwork } from '../chains/index.js';
+import { utf8ToBytes } from '@noble/hashes/utils.js';
+import { ASSETS, cryptonoteNetworkOf, type Asset, type ChainNetwork } from '../chains/index.js';
+import { assetSignatureShapeOk, verifyAssetSignature } from '../crypto/index.js';
 import type { Database } from '../storage/index.js';
 import { directoryErrors } from './errors.js';
-import { normaliseKey, type SubmittedKey } from './key-forms.js';
+import { normaliseKey } from './key-forms.js';
+import { keyRegistrationMessage, type RegisterKeyRequest } from './key-proof.js';
 import type { KeyRepository, UserKeyInfo } from './key-repo.js';
 import { receivingKey } from './receiving-keys.js';
 import { normaliseUsername } from './usernames.js';
@@ -34,10 +37,27 @@ export class DirectoryService {
     private readonly keys: KeyRepository,
     private readonly network: ChainNetwork,
     private readonly nip05Relays: readonly string[],
+    /** PUBLIC_API_URL exactly as configured: key proofs name it. */
+    private readonly service: string,
   ) {}
 
-  async registerKey(userId: string, key: SubmittedKey): Promise<UserKeyInfo> {
-    return this.keys.upsert(userId, normaliseKey(key, this.network));
+  /**
+   * Stores a receiving key. With the key's own signature the row is PROVEN, and the proof moves
+   * to this account from any other (only the key's holder can sign); without one it is stored
+   * as the user's advertised key but never resolves anybody (docs/decisions.md, "Key ownership").
+   */
+  async registerKey(userId: string, request: RegisterKeyRequest): Promise<UserKeyInfo> {
+    const key = normaliseKey(request, this.network);
+    if (request.signature === undefined) return this.keys.upsert(userId, key, false);
+    const message = keyRegistrationMessage({ service: this.service, userId, asset: request.asset, publicKey: request.public_key });
+    const proven =
+      assetSignatureShapeOk(request.asset, request.public_key, request.signature) &&
+      verifyAssetSignature({ asset: request.asset, publicKey: request.public_key, message: utf8ToBytes(message), signature: request.signature, cryptonoteNetwork: cryptonoteNetworkOf(this.network) });
+    if (!proven) throw directoryErrors.create.key_proof_invalid();
+    return this.db.transaction(async (trx) => {
+      await this.keys.releaseProof(userId, key, trx);
+      return this.keys.upsert(userId, key, true, trx);
+    });
   }
 
   async userKeys(userId: string): Promise<{ user_id: string; keys: UserKeyInfo[] }> {
@@ -61,7 +81,7 @@ export class DirectoryService {
   }
 
   async grinAddressOwner(address: string): Promise<GrinAddressOwner> {
-    const userId = await this.keys.ownerOf({ asset: 'grin', keyTypes: ['slatepack_address', 'primary'], publicKey: address.toLowerCase() });
+    const userId = await this.keys.provenOwner({ asset: 'grin', keyTypes: ['slatepack_address', 'primary'], publicKey: address.toLowerCase() });
     if (userId === null) return { registered: false, user_id: null, username: null };
     const row = (await this.db.knex('users').select('username').where({ id: userId }).first()) as { username: string | null } | undefined;
     return { registered: true, user_id: userId, username: row?.username ?? null };

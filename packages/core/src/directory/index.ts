@@ -1,6 +1,7 @@
 export { directoryErrors } from './errors.js';
-export { normaliseKey, isCompressedSecp256k1Hex, KEY_TYPES, type KeyType, type ReceivingKey, type SubmittedKey } from './key-forms.js';
+export { normaliseKey, KEY_TYPES, type KeyType, type ReceivingKey, type SubmittedKey } from './key-forms.js';
 export { KeyRepository, type UserKeyInfo } from './key-repo.js';
+export { keyRegistrationMessage, registerKeyRequest, type RegisterKeyRequest } from './key-proof.js';
 export { receivingKey } from './receiving-keys.js';
 export { UsernameService, normaliseUsername, RESERVED_USERNAMES } from './usernames.js';
 export { DirectoryService, type UsernameLookup, type GrinAddressOwner, type Nip05Document } from './directory-service.js';

@@ -1,7 +1,6 @@
-import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import { cryptonoteNetworkOf, slatepackHrpOf, type Asset, type ChainNetwork } from '../chains/index.js';
-import { decodeCryptonoteAddress, decodeSlatepackAddress, isEd25519PublicKeyHex, looksLikeSlatepackAddress } from '../crypto/index.js';
+import { compressedSecp256k1Hex, decodeCryptonoteAddress, decodeSlatepackAddress, isEd25519PublicKeyHex, looksLikeSlatepackAddress } from '../crypto/index.js';
 import { directoryErrors } from './errors.js';
 
 /** `primary` holds the signing/receiving key; Grin's slatepack address has its own row. */
@@ -21,20 +20,8 @@ export interface ReceivingKey {
   publicSpendKey: string | null;
 }
 
-const COMPRESSED_HEX = /^0[23][0-9a-fA-F]{64}$/;
-
 function invalid(message: string): never {
   throw directoryErrors.create.key_invalid({ message });
-}
-
-export function isCompressedSecp256k1Hex(value: string): boolean {
-  if (!COMPRESSED_HEX.test(value)) return false;
-  try {
-    secp256k1.Point.fromHex(value.toLowerCase());
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /**
@@ -49,8 +36,10 @@ export function normaliseKey(key: SubmittedKey, network: ChainNetwork): Receivin
     case 'btc':
     case 'ltc': {
       if (spendKey !== null) invalid(`${key.asset} keys have no public_spend_key.`);
-      if (!isCompressedSecp256k1Hex(key.public_key)) invalid(`A ${key.asset} key is a compressed secp256k1 public key: 66 hex characters starting 02 or 03.`);
-      return { asset: key.asset, keyType: 'primary', publicKey: key.public_key.toLowerCase(), publicSpendKey: null };
+      // Stored compressed: an uncompressed key (Electrum/litecoind legacy wallets) is the same point.
+      const compressed = compressedSecp256k1Hex(key.public_key);
+      if (compressed === null) invalid(`A ${key.asset} key is a secp256k1 public key in hex: 66 characters starting 02 or 03, or 130 starting 04.`);
+      return { asset: key.asset, keyType: 'primary', publicKey: compressed, publicSpendKey: null };
     }
     case 'xmr':
     case 'wow': {

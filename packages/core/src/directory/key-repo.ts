@@ -12,6 +12,8 @@ export interface UserKeyInfo {
   key_type: KeyType;
   public_key: string;
   public_spend_key: string | null;
+  /** The owner proved control of this key (docs/wallet-integration.md, "Key proofs"); only proven keys resolve a request to a user. */
+  proven: boolean;
 }
 
 interface StoredKey {
@@ -20,6 +22,7 @@ interface StoredKey {
   key_type: KeyType;
   public_key: string;
   public_spend_key: string | null;
+  proven_at: unknown;
 }
 
 const toInfo = (row: StoredKey): UserKeyInfo => ({
@@ -27,6 +30,7 @@ const toInfo = (row: StoredKey): UserKeyInfo => ({
   key_type: row.key_type,
   public_key: row.public_key,
   public_spend_key: row.public_spend_key,
+  proven: row.proven_at !== null,
 });
 
 /** The user_keys table: one row per (user, asset, key_type). */
@@ -36,9 +40,15 @@ export class KeyRepository {
     private readonly clock: Clock,
   ) {}
 
-  /** Insert or replace the user's key of this asset and type: one statement, race-free on the unique key. */
-  async upsert(userId: string, key: ReceivingKey, executor: Executor = this.db.knex): Promise<UserKeyInfo> {
+  /**
+   * Insert or replace the user's key of this asset and type: one statement, race-free on the
+   * unique key. A `proven` write marks the row proven (the caller checked the key's signature,
+   * and took the mark off any other account first: `releaseProof`); an unproven write keeps an
+   * earlier proof only while the value stays the same, so replacing a key never inherits one.
+   */
+  async upsert(userId: string, key: ReceivingKey, proven: boolean, executor: Executor = this.db.knex): Promise<UserKeyInfo> {
     const now = this.db.dialect.time(this.clock.now());
+    const provenAt = proven ? now : null;
     const rows = (await executor(TABLE)
       .insert({
         id: newId(),
@@ -49,11 +59,32 @@ export class KeyRepository {
         public_spend_key: key.publicSpendKey,
         created_at: now,
         updated_at: now,
+        proven_at: provenAt,
       })
       .onConflict(['user_id', 'asset', 'key_type'])
-      .merge(['public_key', 'public_spend_key', 'updated_at'])
+      .merge({
+        public_key: key.publicKey,
+        public_spend_key: key.publicSpendKey,
+        updated_at: now,
+        proven_at: proven
+          ? provenAt
+          : this.db.knex.raw(`CASE WHEN ${TABLE}.public_key = ? THEN ${TABLE}.proven_at ELSE NULL END`, [key.publicKey]),
+      })
       .returning('*')) as StoredKey[];
     return toInfo(rows[0]!);
+  }
+
+  /**
+   * Takes the proven mark off every OTHER account holding this key: the key's holder just proved
+   * it for `userId` (a wallet re-registered on a new account moves its keys there). The partial
+   * unique index makes a concurrent second prover fail with a unique violation (409).
+   */
+  async releaseProof(userId: string, key: ReceivingKey, executor: Executor = this.db.knex): Promise<void> {
+    await executor(TABLE)
+      .where({ asset: key.asset, key_type: key.keyType, public_key: key.publicKey })
+      .whereNot({ user_id: userId })
+      .whereNotNull('proven_at')
+      .update({ proven_at: null, updated_at: this.db.dialect.time(this.clock.now()) });
   }
 
   async list(userId: string, executor: Executor = this.db.knex): Promise<UserKeyInfo[]> {
@@ -67,15 +98,16 @@ export class KeyRepository {
   }
 
   /**
-   * The user who registered this key. A key may sit on several accounts (a wallet re-registered
-   * without a rotation proof gets a new account with the same keys); the most recently written
-   * row wins, the account the wallet last registered it to.
+   * The account that PROVED this key (at most one: a partial unique index), or null. An unproven
+   * row never resolves anyone: anybody can type somebody else's public key into POST /keys.
    */
-  async ownerOf(where: { asset: Asset; keyTypes: KeyType[]; publicKey?: string; publicSpendKey?: string }, executor: Executor = this.db.knex): Promise<string | null> {
-    const query = executor(TABLE).select('user_id').where({ asset: where.asset }).whereIn('key_type', where.keyTypes);
-    if (where.publicKey !== undefined) query.where({ public_key: where.publicKey });
-    if (where.publicSpendKey !== undefined) query.where({ public_spend_key: where.publicSpendKey });
-    const row = (await query.orderBy('updated_at', 'desc').first()) as { user_id: string } | undefined;
+  async provenOwner(where: { asset: Asset; keyTypes: KeyType[]; publicKey: string }, executor: Executor = this.db.knex): Promise<string | null> {
+    const row = (await executor(TABLE)
+      .select('user_id')
+      .where({ asset: where.asset, public_key: where.publicKey })
+      .whereIn('key_type', where.keyTypes)
+      .whereNotNull('proven_at')
+      .first()) as { user_id: string } | undefined;
     return row?.user_id ?? null;
   }
 }

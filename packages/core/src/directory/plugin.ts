@@ -10,7 +10,7 @@ export function directoryPlugin(): WalletPlugin {
     name: 'core-directory',
     setup(ctx) {
       const keys = new KeyRepository(ctx.db, ctx.clock);
-      const directory = new DirectoryService(ctx.db, keys, ctx.settings.chainNetwork, ctx.settings.nip05Relays);
+      const directory = new DirectoryService(ctx.db, keys, ctx.settings.chainNetwork, ctx.settings.nip05Relays, ctx.settings.publicApiUrl);
       const usernames = new UsernameService(ctx.db, ctx.clock);
       for (const route of directoryRoutes(directory, usernames)) ctx.routes.add(route);
     },

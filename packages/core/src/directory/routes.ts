@@ -1,5 +1,6 @@
 import { defineRoute, type AnyRoute } from '../http/index.js';
 import type { DirectoryService } from './directory-service.js';
+import { registerKeyRequest } from './key-proof.js';
 import {
   grinAddressParams,
   grinAddressUserResponse,
@@ -9,7 +10,6 @@ import {
   nip05Response,
   setUsernameRequest,
   setUsernameResponse,
-  submittedKey,
   userAssetParams,
   userIdParams,
   userKeyInfo,
@@ -32,6 +32,7 @@ const nip05Route = (directory: DirectoryService, root: boolean): AnyRoute =>
     // NIP-05 clients fetch this from browsers on any origin, and a lookup never errors (not even 429).
     headers: { 'Access-Control-Allow-Origin': '*' },
     rateLimit: false,
+    neverRefuses: true,
     handler: ({ query }) => directory.nip05(query.name),
   });
 
@@ -66,12 +67,13 @@ export function directoryRoutes(directory: DirectoryService, usernames: Username
       method: 'POST',
       path: '/keys',
       summary: "Register or replace one of the caller's receiving keys",
-      description: 'Upsert on (user, asset, key type). Grin values are routed by form: a grin1/tgrin1 bech32 address goes to the slatepack-address row, a hex key to the primary row.',
+      description:
+        'Upsert on (user, asset, key type). Grin values are routed by form: a grin1/tgrin1 bech32 address goes to the slatepack-address row, a hex key to the primary row. With `signature` (the key signing the key-registration message, docs/wallet-integration.md) the key is stored as proven; only proven keys log in on websites and resolve a Grin address to its owner.',
       tags: ['directory'],
       auth: 'bearer',
-      body: submittedKey,
+      body: registerKeyRequest,
       response: userKeyInfo,
-      statuses: { 400: 'Invalid asset or key' },
+      statuses: { 400: 'Invalid asset, key or key proof' },
       handler: ({ auth, body }) => directory.registerKey(auth.userId, body),
     }),
     defineRoute({

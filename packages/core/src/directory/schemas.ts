@@ -16,6 +16,7 @@ export const userKeyInfo = v.object({
   key_type: v.picklist(KEY_TYPES),
   public_key: v.string(),
   public_spend_key: v.nullable(v.string()),
+  proven: v.boolean(),
 });
 
 export const userKeysResponse = v.object({ user_id: v.pipe(v.string(), v.uuid()), keys: v.array(userKeyInfo) });

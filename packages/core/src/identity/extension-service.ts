@@ -1,3 +1,4 @@
+import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import type { AuthResponse, SessionService } from '../auth/index.js';
 import type { Clock } from '../clock/index.js';
@@ -35,10 +36,14 @@ export interface ExtensionDeps {
   network: ChainNetwork;
 }
 
-/** The compressed BTC key that signed `message`, or null. Compressed only: pubkey_hash is HASH160 of the compressed key. */
+/**
+ * The BTC key that signed `message`, compressed, or null. pubkey_hash is HASH160 of the
+ * compressed key; a signature with an uncompressed header (27–30, Electrum and litecoind legacy
+ * keys) is the same key's, so it is accepted and compressed.
+ */
 function btcSigner(message: string, signature: string): Uint8Array | null {
   const signer = recoverMessageSigner(utf8ToBytes(message), signature, MESSAGE_NETWORKS['btc-mainnet']);
-  return signer !== null && signer.publicKey.length === 33 ? signer.publicKey : null;
+  return signer === null ? null : secp256k1.Point.fromBytes(signer.publicKey).toBytes(true);
 }
 
 /**
@@ -90,8 +95,14 @@ export class ExtensionLoginService {
         // Single use per identity: the timestamp is part of the key, and it outlives the skew window.
         const expires = new Date((request.timestamp + 2 * SIGNED_TIMESTAMP_SKEW_SEC) * 1000);
         if (!(await deps.spentProofs.spend(`extension:${peppered}:${request.timestamp}`, expires, trx))) throw identityErrors.create.proof_replayed();
-        const userId = await this.resolve(trx, request, attempt, peppered, seed, pubkeyHash);
-        for (const key of keys) await deps.keys.upsert(userId, key, trx);
+        const userId = await this.resolve(trx, request, attempt, peppered, seed, pubkeyHash, bytesToHex(signer));
+        // Only the BTC key proved itself here (it signed the login message), so only it is stored
+        // proven, taking the proof from any other account; the others are advertised, not proven.
+        for (const key of keys) {
+          const proven = key.asset === 'btc';
+          if (proven) await deps.keys.releaseProof(userId, key, trx);
+          await deps.keys.upsert(userId, key, proven, trx);
+        }
         await deps.loginEvents.record({ userId, platform: 'extension', clientIp, fingerprint: seed }, trx);
         return deps.sessions.start(userId, 'extension', trx);
       });
@@ -112,13 +123,17 @@ export class ExtensionLoginService {
     return [...keys.filter((key) => key.asset !== 'btc'), { asset: 'btc', keyType: 'primary', publicKey: provenKeyHex, publicSpendKey: null }];
   }
 
-  private async resolve(trx: Knex.Transaction, request: ExtensionLoginRequest, attempt: RegistrationAttempt, peppered: string, seed: string, pubkeyHash: string): Promise<string> {
+  private async resolve(trx: Knex.Transaction, request: ExtensionLoginRequest, attempt: RegistrationAttempt, peppered: string, seed: string, pubkeyHash: string, signerHex: string): Promise<string> {
     const { deps } = this;
     const known = await deps.identities.byPubkeyHash(peppered, trx);
     if (known !== null) {
       await deps.identities.adoptSeed(known.id, seed, trx);
       return known.id;
     }
+    // An account without a BTC identity that already PROVED this key (a key proof on POST /keys,
+    // e.g. a Nostr-registered wallet) is this wallet: it takes the pubkey_hash, never a new account.
+    const holder = await deps.keys.provenOwner({ asset: 'btc', keyTypes: ['primary'], publicKey: signerHex }, trx);
+    if (holder !== null && (await deps.identities.adoptPubkeyHash(holder, peppered, trx))) return holder;
     const rotated = request.rotation_signature === undefined ? null : await this.rotationTarget(trx, request, seed, pubkeyHash);
     // Rotation is a new pubkey for the gates too (spec): a re-pointed account is gated like a new one.
     await deps.gates.admit(attempt, trx);

@@ -86,8 +86,9 @@ export class IdentityRepository {
     await executor('users').where({ id: userId }).whereNull('seed_fingerprint').update({ seed_fingerprint: pepperedSeed, updated_at: this.db.dialect.time(this.clock.now()) });
   }
 
-  /** Sets the pubkey_hash on an account that has none (a Nostr-registered wallet proving its BTC key later). */
-  async adoptPubkeyHash(userId: string, pepperedPubkeyHash: string, executor: Executor = this.db.knex): Promise<void> {
-    await executor('users').where({ id: userId }).whereNull('pubkey_hash').update({ pubkey_hash: pepperedPubkeyHash, updated_at: this.db.dialect.time(this.clock.now()) });
+  /** Sets the pubkey_hash on an account that has none (a wallet whose BTC key that account already proved); false when it has one. */
+  async adoptPubkeyHash(userId: string, pepperedPubkeyHash: string, executor: Executor = this.db.knex): Promise<boolean> {
+    const updated = await executor('users').where({ id: userId }).whereNull('pubkey_hash').update({ pubkey_hash: pepperedPubkeyHash, updated_at: this.db.dialect.time(this.clock.now()) });
+    return updated === 1;
   }
 }

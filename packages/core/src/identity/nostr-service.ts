@@ -3,11 +3,9 @@ import type { ChallengeStore, IssuedChallenge } from '../challenges/index.js';
 import type { ChainNetwork } from '../chains/index.js';
 import type { Clock } from '../clock/index.js';
 import { verifyNip98, NIP98_WINDOW_SEC, type Peppers } from '../crypto/index.js';
-import { hash160 } from '../crypto/index.js';
 import type { KeyRepository, SubmittedKey } from '../directory/index.js';
 import { API_PREFIX } from '../http/index.js';
 import { isUniqueViolation, type Database, type Knex } from '../storage/index.js';
-import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js';
 import { identityErrors } from './errors.js';
 import { normaliseKeyList } from './extension-service.js';
 import type { GateInputs, RegistrationAttempt, RegistrationGates } from './gates.js';
@@ -108,9 +106,10 @@ export class NostrIdentityService {
     try {
       return await deps.db.transaction(async (trx) => {
         const userId = await this.resolve(trx, pubkey, seed, attempt);
-        for (const key of keys) await deps.keys.upsert(userId, key, trx);
-        const btc = keys.find((key) => key.asset === 'btc');
-        if (btc !== undefined) await deps.identities.adoptPubkeyHash(userId, deps.peppers.pepper(bytesToHex(hash160(hexToBytes(btc.publicKey)))), trx);
+        // The chain keys are not bound into the proof (spec rule 7): stored as advertised, never
+        // proven, and a btc key never becomes the account's pubkey_hash (that would let anyone
+        // claim somebody else's BTC identity by typing its public key).
+        for (const key of keys) await deps.keys.upsert(userId, key, false, trx);
         await deps.loginEvents.record({ userId, platform: 'nostr', clientIp, fingerprint: seed }, trx);
         return deps.sessions.start(userId, 'nostr', trx);
       });

@@ -1,9 +1,9 @@
-import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
+import { bytesToHex, hexToBytes, utf8ToBytes } from '@noble/hashes/utils.js';
 import type { AuthResponse, SessionService } from '../auth/index.js';
 import type { ChallengeStore } from '../challenges/index.js';
 import { cryptonoteNetworkOf, isAsset, type Asset, type ChainNetwork } from '../chains/index.js';
 import type { Clock } from '../clock/index.js';
-import { hash160, MESSAGE_NETWORKS, recoverMessageSigner, verifyCryptonoteMessage, verifyGrinMessage, type Peppers } from '../crypto/index.js';
+import { assetSignatureShapeOk, compressedSecp256k1Hex, hash160, looksLikeSlatepackAddress, verifyAssetSignature, type Peppers } from '../crypto/index.js';
 import type { KeyRepository } from '../directory/index.js';
 import { identityErrors } from './errors.js';
 import type { IdentityRepository } from './identity-repo.js';
@@ -30,17 +30,6 @@ export interface WebsiteDeps {
   service: string;
   network: ChainNetwork;
 }
-
-const BASE64_COMPACT = /^[A-Za-z0-9+/]{86}[AEIMQUYcgkosw048]=$/;
-const CRYPTONOTE_SIGNATURE = /^SigV[12][1-9A-HJ-NP-Za-km-z]{88}$/;
-const CRYPTONOTE_ADDRESS = /^[1-9A-HJ-NP-Za-km-z]{95,110}$/;
-const FORMATS: Record<Asset, { key: RegExp; signature: RegExp }> = {
-  btc: { key: /^0[23][0-9a-fA-F]{64}$/, signature: BASE64_COMPACT },
-  ltc: { key: /^0[23][0-9a-fA-F]{64}$/, signature: BASE64_COMPACT },
-  xmr: { key: CRYPTONOTE_ADDRESS, signature: CRYPTONOTE_SIGNATURE },
-  wow: { key: CRYPTONOTE_ADDRESS, signature: CRYPTONOTE_SIGNATURE },
-  grin: { key: /^[0-9a-fA-F]{64}$/, signature: /^[0-9a-fA-F]{128}$/ },
-};
 
 /** An origin as browsers send it: scheme, host, optional port; nothing else. */
 export function parseOrigin(value: string): string | null {
@@ -78,8 +67,7 @@ export class WebsiteLoginService {
     const { deps } = this;
     if (!isAsset(request.asset)) throw identityErrors.create.website_asset_invalid();
     const asset = request.asset;
-    const format = FORMATS[asset];
-    if (!format.key.test(request.public_key) || !format.signature.test(request.signature)) throw identityErrors.create.website_signature_format();
+    if (!assetSignatureShapeOk(asset, request.public_key, request.signature)) throw identityErrors.create.website_signature_format();
     if (!/^[0-9a-f]{64}$/.test(request.challenge_id)) throw identityErrors.create.website_challenge_invalid();
 
     const challenge = await deps.challenges.take(request.challenge_id, WEBSITE_LOGIN_PURPOSE);
@@ -94,33 +82,26 @@ export class WebsiteLoginService {
     return deps.sessions.start(userId, 'web');
   }
 
+  /**
+   * The account that proved `publicKey` (docs/decisions.md, "Key ownership"), once the signature
+   * shows the caller holds it. BTC is the identity itself (users.pubkey_hash, proven at
+   * registration), else a key row proven with a key proof; never a merely registered key.
+   */
   private async provenOwner(asset: Asset, publicKey: string, signature: string, message: Uint8Array): Promise<string> {
     const { deps } = this;
-    let owner: string | null;
-    switch (asset) {
-      case 'btc':
-      case 'ltc': {
-        const signer = recoverMessageSigner(message, signature, MESSAGE_NETWORKS[asset === 'btc' ? 'btc-mainnet' : 'ltc-mainnet']);
-        if (signer === null || bytesToHex(signer.publicKey) !== publicKey.toLowerCase()) throw identityErrors.create.website_signature_invalid();
-        owner =
-          asset === 'btc'
-            ? ((await deps.identities.byPubkeyHash(deps.peppers.pepper(bytesToHex(hash160(signer.publicKey)))))?.id ?? null)
-            : await deps.keys.ownerOf({ asset, keyTypes: ['primary'], publicKey: publicKey.toLowerCase() });
-        break;
-      }
-      case 'xmr':
-      case 'wow': {
-        const checked = verifyCryptonoteMessage({ asset, network: cryptonoteNetworkOf(deps.network), address: publicKey, message, signature });
-        if (!checked.ok) throw identityErrors.create.website_signature_invalid();
-        owner = await deps.keys.ownerOf({ asset, keyTypes: ['primary'], publicKey });
-        break;
-      }
-      case 'grin': {
-        if (!verifyGrinMessage(publicKey, message, signature)) throw identityErrors.create.website_signature_invalid();
-        owner = await deps.keys.ownerOf({ asset, keyTypes: ['primary'], publicKey: publicKey.toLowerCase() });
-        break;
-      }
+    if (!verifyAssetSignature({ asset, publicKey, message, signature, cryptonoteNetwork: cryptonoteNetworkOf(deps.network) })) {
+      throw identityErrors.create.website_signature_invalid();
     }
+    let owner: string | null = null;
+    let stored = publicKey;
+    if (asset === 'btc' || asset === 'ltc') {
+      stored = compressedSecp256k1Hex(publicKey)!;
+      if (asset === 'btc') owner = (await deps.identities.byPubkeyHash(deps.peppers.pepper(bytesToHex(hash160(hexToBytes(stored))))))?.id ?? null;
+    } else if (asset === 'grin') {
+      stored = publicKey.toLowerCase();
+    }
+    const keyType = asset === 'grin' && looksLikeSlatepackAddress(publicKey) ? 'slatepack_address' : 'primary';
+    owner ??= await deps.keys.provenOwner({ asset, keyTypes: [keyType], publicKey: stored });
     if (owner === null) throw identityErrors.create.website_wallet_unknown();
     return owner;
   }

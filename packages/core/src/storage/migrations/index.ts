@@ -4,6 +4,7 @@ import { identityDirectorySchema } from './002_identity_directory.js';
 import { registrationGatesSchema } from './003_registration_gates.js';
 import { priceCacheSchema } from './004_price_cache.js';
 import { operatorAdminSchema } from './005_operator_admin.js';
+import { keyProofsSchema } from './006_key_proofs.js';
 
 /** Core's migrations, in order. Forward-only and additive: append, never edit or remove. */
-export const coreMigrations: readonly Migration[] = [coreSchema, identityDirectorySchema, registrationGatesSchema, priceCacheSchema, operatorAdminSchema];
+export const coreMigrations: readonly Migration[] = [coreSchema, identityDirectorySchema, registrationGatesSchema, priceCacheSchema, operatorAdminSchema, keyProofsSchema];
