@@ -9,9 +9,16 @@ import { join } from 'node:path';
  * and sets WALLET_REAL_DAEMONS=required, so in CI a missing binary fails the run; on a developer
  * machine without them the tier is skipped with a message saying how to enable it.
  */
+const announced = new Set<string>();
+
 export function requireDaemon(binary: string, context: Mocha.Context): void {
   if (spawnSync('which', [binary]).status === 0) return;
   if (process.env.WALLET_REAL_DAEMONS === 'required') throw new Error(`${binary} is not installed but WALLET_REAL_DAEMONS=required (apt-get install monero litecoind)`);
+  // Say why once, instead of a row of silent pendings.
+  if (!announced.has(binary)) {
+    announced.add(binary);
+    console.log(`  real-daemon tier skipped: ${binary} not installed (apt-get install monero litecoind to run it)`);
+  }
   context.skip();
 }
 
