@@ -145,4 +145,68 @@ eachDialect('sessions: refresh, logout, me', (dialect) => {
     expect(t.logger.text()).to.not.include(auth.access_token);
     expect(t.logger.lines.filter((l) => l.msg === 'request')).to.have.length(2);
   });
+
+  it('logout revokes only its own session: other sessions of the same user and of other users keep working', async () => {
+    const { userId, auth: mine } = await seedSession(t.backend, 'web');
+    const second = await t.backend.sessions.start(userId, 'extension');
+    const third = await t.backend.sessions.start(userId, 'nostr');
+    const { auth: stranger } = await seedSession(t.backend, 'web');
+    expect((await t.client.post('/api/v1/auth/logout', { refresh_token: second.refresh_token })).status).to.equal(200);
+    expect(await sessionCount(t, { revoked_at: null })).to.equal(3);
+    expect((await t.client.get('/api/v1/auth/me', { token: second.access_token })).status).to.equal(401);
+    expect((await t.client.post('/api/v1/auth/refresh', { refresh_token: second.refresh_token })).status).to.equal(401);
+    for (const [name, auth] of [['same user, first', mine], ['same user, third', third], ['other user', stranger]] as const) {
+      const me = await t.client.get('/api/v1/auth/me', { token: auth.access_token });
+      expect(me.status, name).to.equal(200);
+      expect(me.body.id, name).to.equal(auth.user_id);
+      expect((await t.client.post('/api/v1/auth/refresh', { refresh_token: auth.refresh_token })).status, name).to.equal(200);
+    }
+  });
+
+  it('the bearer guard is anchored: one "Bearer", one space, the token, nothing else', async () => {
+    const { auth } = await seedSession(t.backend);
+    const jwt = auth.access_token;
+    expect((await t.client.get('/api/v1/auth/me', { headers: { authorization: `Bearer ${jwt}` } })).status).to.equal(200);
+    // The scheme is matched case-sensitively: RFC 7235 makes it case-insensitive, the guard does
+    // not (every client library sends "Bearer"), so `bearer` is refused like any other scheme.
+    for (const authorization of [`XBearer ${jwt}`, `Bearer ${jwt} x`, `Bearer ${jwt}x.y`, `bearer ${jwt}`, `BEARER ${jwt}`, `Bearer  ${jwt}`, `Bearer\t${jwt}`, `Bearer ${jwt},Bearer ${jwt}`, `x Bearer ${jwt}`]) {
+      const res = await t.client.get('/api/v1/auth/me', { headers: { authorization } });
+      expect(res.status, authorization.replace(jwt, '<jwt>')).to.equal(401);
+      expect(res.body.error.code).to.equal('unauthorized');
+    }
+  });
+
+  it('revokeAllForUser revokes every live session of that user, no other, and returns how many', async () => {
+    const { userId, auth: first } = await seedSession(t.backend, 'web');
+    const second = await t.backend.sessions.start(userId, 'extension');
+    const loggedOut = await t.backend.sessions.start(userId, 'nostr');
+    await t.backend.sessions.logout(loggedOut.refresh_token);
+    const { userId: otherId, auth: other } = await seedSession(t.backend, 'web');
+    t.clock.advance(5_000);
+
+    // Inside a transaction that rolls back, nothing happens.
+    const undone = await t.backend.db
+      .transaction(async (trx) => {
+        expect(await t.backend.sessions.revokeAllForUser(userId, trx)).to.equal(2);
+        throw new Error('roll back');
+      })
+      .catch((err: Error) => err.message);
+    expect(undone).to.equal('roll back');
+    expect((await t.client.get('/api/v1/auth/me', { token: first.access_token })).status).to.equal(200);
+
+    expect(await t.backend.sessions.revokeAllForUser(userId)).to.equal(2);
+    const rows = await t.backend.db.knex('sessions').where({ user_id: userId }).select('revoked_at');
+    expect(rows).to.have.length(3);
+    for (const row of rows) expect(row.revoked_at).to.not.equal(null);
+    for (const auth of [first, second]) {
+      expect((await t.client.get('/api/v1/auth/me', { token: auth.access_token })).status).to.equal(401);
+      expect((await t.client.post('/api/v1/auth/refresh', { refresh_token: auth.refresh_token })).status).to.equal(401);
+    }
+    expect(await sessionCount(t, { user_id: otherId, revoked_at: null })).to.equal(1);
+    expect((await t.client.get('/api/v1/auth/me', { token: other.access_token })).status).to.equal(200);
+    expect((await t.client.post('/api/v1/auth/refresh', { refresh_token: other.refresh_token })).status).to.equal(200);
+    // Idempotent: nothing left to revoke.
+    expect(await t.backend.sessions.revokeAllForUser(userId)).to.equal(0);
+    expect(await t.backend.sessions.revokeAllForUser(otherId)).to.equal(1);
+  });
 });

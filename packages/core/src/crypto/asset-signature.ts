@@ -39,6 +39,8 @@ const CRYPTONOTE_ADDRESS = /^[1-9A-HJ-NP-Za-km-z]{95,110}$/;
 const CRYPTONOTE_SIGNATURE = /^SigV[12][1-9A-HJ-NP-Za-km-z]{88}$/;
 const GRIN_HEX_KEY = /^[0-9a-fA-F]{64}$/;
 const GRIN_SIGNATURE = /^[0-9a-fA-F]{128}$/;
+/** A slatepack address of a 32-byte key: (t)grin1, 52 data and 6 checksum bech32 characters. */
+const SLATEPACK_ADDRESS = /^t?grin1[02-9ac-hj-np-z]{58}$/i;
 
 /**
  * The compressed hex form of a secp256k1 public key given compressed or uncompressed, or null
@@ -63,7 +65,7 @@ export function assetSignatureShapeOk(asset: SigningAsset, publicKey: string, si
     case 'wow':
       return CRYPTONOTE_ADDRESS.test(publicKey) && CRYPTONOTE_SIGNATURE.test(signature);
     case 'grin':
-      return (GRIN_HEX_KEY.test(publicKey) || looksLikeSlatepackAddress(publicKey)) && GRIN_SIGNATURE.test(signature);
+      return (GRIN_HEX_KEY.test(publicKey) || SLATEPACK_ADDRESS.test(publicKey)) && GRIN_SIGNATURE.test(signature);
   }
 }
 
