@@ -1,16 +1,16 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { freePort } from '../harness/processes.js';
+
+const announced = new Set<string>();
 
 /**
  * Real regtest daemons from Debian's packages (`monero`, `litecoind`). `.ci/run` installs them
  * and sets WALLET_REAL_DAEMONS=required, so in CI a missing binary fails the run; on a developer
  * machine without them the tier is skipped with a message saying how to enable it.
  */
-const announced = new Set<string>();
-
 export function requireDaemon(binary: string, context: Mocha.Context): void {
   if (spawnSync('which', [binary]).status === 0) return;
   if (process.env.WALLET_REAL_DAEMONS === 'required') throw new Error(`${binary} is not installed but WALLET_REAL_DAEMONS=required (apt-get install monero litecoind)`);
@@ -20,15 +20,6 @@ export function requireDaemon(binary: string, context: Mocha.Context): void {
     console.log(`  real-daemon tier skipped: ${binary} not installed (apt-get install monero litecoind to run it)`);
   }
   context.skip();
-}
-
-/** A port the OS just handed out as free (a fixed random range collides with ephemeral ports). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 /** Starts a daemon, trying again (new ports, new directory) when it exits early, e.g. on a port taken in between. */
