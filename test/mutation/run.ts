@@ -1,0 +1,298 @@
+/**
+ * `npm run test:mutation [-- options] [files…]`: StrykerJS on the security-critical files, one
+ * Stryker run per file, and a verdict per file (issue 13 item 10). See docs/testing.md.
+ *
+ *   --mutate <file>[,<file>…]  files to mutate (also as plain arguments); default: every file
+ *                              of targets.ts. A file outside targets.ts needs --spec.
+ *   --since <git-ref>          only the files of targets.ts changed since <git-ref> (for CI)
+ *   --spec <glob>[,<glob>…]    spec files to load instead of the ones targets.ts lists
+ *   --ignore-static            skip static mutants (module-level code: each needs a fresh
+ *                              process and every spec of the target); reported as ignored
+ *   --concurrency <n>          Stryker test runners (default 1: the machine is shared)
+ *   --threshold <n>            minimum score per file, in percent (default 90)
+ *
+ * A file passes when its score, after taking out the survivors listed in
+ * equivalent-mutants.json, is at least the threshold. Exit code 1 when any file fails, when a
+ * run breaks, or when the tests did not load the mutated copy at all.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { SKIPPED, TARGETS } from './targets.js';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const REPORTS = join(ROOT, 'reports', 'mutation');
+const STRYKER = join(ROOT, 'node_modules', '@stryker-mutator', 'core', 'bin', 'stryker.js');
+const EQUIVALENTS_FILE = join(ROOT, 'test', 'mutation', 'equivalent-mutants.json');
+/** Stryker's instrumentation marker: never in a source file of the checkout. */
+const MARKER = 'stryMutAct_9fa48';
+
+interface Position { line: number; column: number }
+interface ReportMutant {
+  id: string;
+  mutatorName: string;
+  replacement?: string;
+  status: 'Killed' | 'Survived' | 'NoCoverage' | 'Timeout' | 'CompileError' | 'RuntimeError' | 'Ignored' | 'Pending';
+  coveredBy?: string[];
+  location: { start: Position; end: Position };
+}
+interface Report { files: Record<string, { source: string; mutants: ReportMutant[] }> }
+interface Equivalent {
+  file: string;
+  mutator: string;
+  original: string;
+  replacement: string;
+  line?: number;
+  reason: string;
+}
+interface Result {
+  file: string;
+  mutants: number;
+  killed: number;
+  timeout: number;
+  survived: number;
+  noCoverage: number;
+  errors: number;
+  ignored: number;
+  equivalent: number;
+  raw: number;
+  score: number;
+  seconds: number;
+  survivors: string[];
+  problems: string[];
+}
+
+function fail(message: string): never {
+  console.error(`test:mutation: ${message}`);
+  process.exit(1);
+}
+
+function parseArgs(argv: string[]): { files: string[]; since?: string; spec?: string[]; concurrency: number; threshold: number; ignoreStatic: boolean } {
+  const files: string[] = [];
+  let since: string | undefined;
+  let spec: string[] | undefined;
+  let concurrency = 1;
+  let ignoreStatic = false;
+  let threshold = 90;
+  const list = (value: string | undefined, flag: string): string[] => {
+    if (value === undefined || value.startsWith('--')) fail(`${flag} needs a value`);
+    return value.split(',').map((item) => item.trim()).filter(Boolean);
+  };
+  for (let i = 0; i < argv.length; i += 1) {
+    const arg = argv[i]!;
+    if (arg === '--mutate' || arg === '-m') files.push(...list(argv[++i], arg));
+    else if (arg === '--spec') spec = list(argv[++i], arg);
+    else if (arg === '--since') since = list(argv[++i], arg)[0];
+    else if (arg === '--ignore-static') ignoreStatic = true;
+    else if (arg === '--concurrency') concurrency = Number(argv[++i]);
+    else if (arg === '--threshold') threshold = Number(argv[++i]);
+    else if (arg.startsWith('--')) fail(`unknown option ${arg}`);
+    else files.push(...list(arg, 'file'));
+  }
+  if (!Number.isInteger(concurrency) || concurrency < 1) fail('--concurrency must be a positive integer');
+  if (!Number.isFinite(threshold) || threshold < 0 || threshold > 100) fail('--threshold must be 0..100');
+  if (since !== undefined && files.length > 0) fail('--since picks the files itself: give no files with it');
+  return { files, since, spec, concurrency, threshold, ignoreStatic };
+}
+
+/** `dir/*.ts` or a plain path, relative to the root; only the last segment may hold a `*`. */
+function expand(pattern: string): string[] {
+  if (!pattern.includes('*')) return [pattern];
+  const dir = dirname(pattern);
+  const name = new RegExp(`^${basename(pattern).split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('[^/]*')}$`);
+  return readdirSync(join(ROOT, dir)).filter((entry) => name.test(entry)).map((entry) => `${dir}/${entry}`).sort();
+}
+
+function matches(file: string, pattern: string): boolean {
+  return expand(pattern).includes(file);
+}
+
+function normalise(path: string): string {
+  return relative(ROOT, resolve(process.cwd(), path)).split('\\').join('/');
+}
+
+/** Source files of packages/ that still carry Stryker's instrumentation (an in-place run gone wrong). */
+function instrumentedFiles(): string[] {
+  const found: string[] = [];
+  const walk = (dir: string): void => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      if (entry.name === 'node_modules' || entry.name === 'dist') continue;
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (/\.[cm]?[jt]s$/.test(entry.name) && readFileSync(path, 'utf8').includes(MARKER)) found.push(relative(ROOT, path));
+    }
+  };
+  walk(join(ROOT, 'packages'));
+  return found;
+}
+
+function checkClean(when: string): void {
+  const dirty = instrumentedFiles();
+  if (dirty.length > 0) {
+    fail(`${when}: these files hold Stryker-instrumented code: ${dirty.join(', ')}. Restore them (git diff / git checkout -- <file>, or the backup Stryker names in .stryker-tmp/) before going on.`);
+  }
+}
+
+function loadEquivalents(): Equivalent[] {
+  if (!existsSync(EQUIVALENTS_FILE)) return [];
+  const parsed = JSON.parse(readFileSync(EQUIVALENTS_FILE, 'utf8')) as { mutants?: Equivalent[] };
+  return parsed.mutants ?? [];
+}
+
+/** The text a mutant replaces (report positions: 1-based lines and columns). */
+function originalText(source: string, location: ReportMutant['location']): string {
+  const lines = source.split('\n');
+  const { start, end } = location;
+  if (start.line === end.line) return lines[start.line - 1]!.slice(start.column - 1, end.column - 1);
+  return [
+    lines[start.line - 1]!.slice(start.column - 1),
+    ...lines.slice(start.line, end.line - 1),
+    lines[end.line - 1]!.slice(0, end.column - 1),
+  ].join('\n');
+}
+
+const squash = (text: string): string => text.replace(/\s+/g, ' ').trim();
+
+function summarise(file: string, report: Report, equivalents: Equivalent[], seconds: number): Result {
+  const entry = report.files[file];
+  const result: Result = {
+    file, mutants: 0, killed: 0, timeout: 0, survived: 0, noCoverage: 0, errors: 0, ignored: 0, equivalent: 0,
+    raw: 0, score: 0, seconds, survivors: [], problems: [],
+  };
+  if (entry === undefined) {
+    result.problems.push('not in the report (no mutants, or the path is wrong)');
+    return result;
+  }
+  const mutants = entry.mutants;
+  const describe = (m: ReportMutant): string =>
+    `${file}:${m.location.start.line}:${m.location.start.column} ${m.mutatorName}: ${squash(originalText(entry.source, m.location)).slice(0, 80)} → ${squash(m.replacement ?? '').slice(0, 80)}`;
+
+  const equivalentIds = new Set<string>();
+  for (const eq of equivalents.filter((e) => e.file === file)) {
+    const candidates = mutants.filter((m) => m.mutatorName === eq.mutator
+      && squash(m.replacement ?? '') === squash(eq.replacement)
+      && squash(originalText(entry.source, m.location)) === squash(eq.original)
+      && (eq.line === undefined || m.location.start.line === eq.line));
+    if (candidates.length === 0) result.problems.push(`stale equivalent-mutants entry (no such mutant now): ${eq.mutator} ${eq.original} → ${eq.replacement}`);
+    else if (candidates.length > 1) result.problems.push(`ambiguous equivalent-mutants entry (${candidates.length} mutants match; add "line"): ${eq.mutator} ${eq.original} → ${eq.replacement}`);
+    else if (candidates[0]!.status !== 'Survived') result.problems.push(`equivalent-mutants entry for a mutant that is ${candidates[0]!.status}, not Survived: ${describe(candidates[0]!)}`);
+    else equivalentIds.add(candidates[0]!.id);
+  }
+
+  for (const m of mutants) {
+    if (m.status === 'Ignored' || m.status === 'Pending') {
+      result.ignored += 1;
+      continue;
+    }
+    result.mutants += 1;
+    if (m.status === 'Killed') result.killed += 1;
+    else if (m.status === 'Timeout') result.timeout += 1;
+    else if (m.status === 'CompileError' || m.status === 'RuntimeError') result.errors += 1;
+    else {
+      if (m.status === 'Survived') result.survived += 1;
+      else result.noCoverage += 1;
+      const mark = equivalentIds.has(m.id) ? ' [equivalent]' : m.status === 'NoCoverage' ? ' [no coverage]' : '';
+      result.survivors.push(`${describe(m)}${mark}`);
+    }
+  }
+  result.equivalent = equivalentIds.size;
+  const detected = result.killed + result.timeout;
+  const valid = detected + result.survived + result.noCoverage;
+  result.raw = valid === 0 ? 100 : (100 * detected) / valid;
+  result.score = valid - result.equivalent === 0 ? 100 : (100 * detected) / (valid - result.equivalent);
+  // Per-test coverage lists, for each mutant, the tests that reached it. If no mutant has any,
+  // the tests ran against some other copy of the file (the sandbox redirect failed).
+  if (mutants.length > 0 && mutants.every((m) => (m.coveredBy ?? []).length === 0) && mutants.some((m) => m.status !== 'NoCoverage')) {
+    result.problems.push('no mutant was reached by any test according to per-test coverage: the tests did not load the mutated copy');
+  }
+  return result;
+}
+
+function runStryker(file: string, spec: readonly string[], concurrency: number, ignoreStatic: boolean, jsonFile: string): number {
+  rmSync(jsonFile, { force: true });
+  const started = process.hrtime.bigint();
+  const child = spawnSync(process.execPath, [STRYKER, 'run', 'stryker.config.mjs'], {
+    cwd: ROOT,
+    stdio: 'inherit',
+    env: {
+      ...process.env,
+      WALLET_MUTATE: file,
+      WALLET_MUTATION_SPEC: spec.join(','),
+      WALLET_MUTATION_CONCURRENCY: String(concurrency),
+      WALLET_MUTATION_BREAK: 'off',
+      WALLET_MUTATION_IGNORE_STATIC: ignoreStatic ? '1' : '',
+      WALLET_MUTATION_JSON: relative(ROOT, jsonFile),
+      WALLET_MUTATION_HTML: relative(ROOT, jsonFile.replace(/\.json$/, '.html')),
+    },
+  });
+  if (child.signal !== null) fail(`Stryker was stopped by ${child.signal}`);
+  if (child.status !== 0) console.error(`test:mutation: Stryker exited with ${child.status} for ${file}`);
+  return Number(process.hrtime.bigint() - started) / 1e9;
+}
+
+function table(results: Result[], threshold: number): string {
+  const rows = results.map((r) =>
+    `| ${r.file} | ${r.mutants} | ${r.killed + r.timeout} | ${r.survived} | ${r.noCoverage} | ${r.equivalent} | ${r.ignored} | ${r.raw.toFixed(1)} | ${r.score.toFixed(1)} | ${Math.round(r.seconds)} s | ${r.score >= threshold && r.problems.length === 0 ? 'pass' : 'FAIL'} |`);
+  return [
+    '| file | mutants | killed (incl. timeout) | survived | no coverage | equivalent | ignored (static) | raw score % | score % | wall time | verdict |',
+    '|---|---|---|---|---|---|---|---|---|---|---|',
+    ...rows,
+  ].join('\n');
+}
+
+function main(): void {
+  const args = parseArgs(process.argv.slice(2));
+  const targetFiles = TARGETS.flatMap((t) => expand(t.mutate)).filter((f) => !SKIPPED.some((re) => re.test(f)));
+  let files = args.files.length > 0 ? args.files.flatMap((f) => expand(normalise(f))) : targetFiles;
+  if (args.since !== undefined) {
+    const diff = spawnSync('git', ['diff', '--name-only', `${args.since}...HEAD`], { cwd: ROOT, encoding: 'utf8' });
+    if (diff.status !== 0) fail(`git diff ${args.since}...HEAD failed: ${diff.stderr}`);
+    const changed = new Set(diff.stdout.split('\n').filter(Boolean));
+    files = targetFiles.filter((f) => changed.has(f));
+    if (files.length === 0) {
+      console.log(`test:mutation: no file of test/mutation/targets.ts changed since ${args.since}; nothing to do`);
+      return;
+    }
+  }
+  if (files.length === 0) fail('no files to mutate');
+  for (const file of files) if (!existsSync(join(ROOT, file))) fail(`no such file: ${file}`);
+
+  checkClean('before the run');
+  const equivalents = loadEquivalents();
+  mkdirSync(REPORTS, { recursive: true });
+  const results: Result[] = [];
+  for (const file of files) {
+    const spec = args.spec ?? TARGETS.find((t) => matches(file, t.mutate))?.spec;
+    if (spec === undefined) fail(`${file} is not in test/mutation/targets.ts: name its specs with --spec`);
+    const jsonFile = join(REPORTS, `${file.replace(/[/\\]/g, '__')}.json`);
+    console.log(`\ntest:mutation: ${file} (specs: ${spec.join(', ')})`);
+    const seconds = runStryker(file, spec, args.concurrency, args.ignoreStatic, jsonFile);
+    checkClean(`after mutating ${file}`);
+    if (!existsSync(jsonFile)) {
+      results.push({ ...summarise(file, { files: {} }, [], seconds), problems: ['Stryker wrote no report (see its output above)'] });
+      continue;
+    }
+    results.push(summarise(file, JSON.parse(readFileSync(jsonFile, 'utf8')) as Report, equivalents, seconds));
+  }
+
+  const lines = [
+    `# Mutation testing, ${new Date().toISOString()}`,
+    '',
+    `Threshold ${args.threshold}% per file; "score" leaves out the survivors listed in test/mutation/equivalent-mutants.json.`,
+    '',
+    table(results, args.threshold),
+    '',
+  ];
+  for (const r of results) {
+    if (r.survivors.length === 0 && r.problems.length === 0) continue;
+    lines.push(`## ${r.file}`, '', ...r.problems.map((p) => `- PROBLEM: ${p}`), ...r.survivors.map((s) => `- ${s}`), '');
+  }
+  const summary = lines.join('\n');
+  writeFileSync(join(REPORTS, 'summary.md'), summary);
+  console.log(`\n${summary}\n(also in ${relative(ROOT, join(REPORTS, 'summary.md'))}; HTML reports next to it)`);
+  const failed = results.filter((r) => r.score < args.threshold || r.problems.length > 0);
+  if (failed.length > 0) fail(`${failed.length} of ${results.length} files below ${args.threshold}% or with problems: ${failed.map((r) => r.file).join(', ')}`);
+}
+
+main();

@@ -1,0 +1,29 @@
+/**
+ * The security-critical files `npm run test:mutation` mutates (issue 13 item 10), each with the
+ * spec files that exercise it. Stryker loads only those specs and, with per-test coverage, runs
+ * only the tests that reach each mutant. A test outside the list that would kill a mutant does
+ * not count: when a new test file covers one of these files, add it here.
+ */
+export interface Target {
+  /** A glob of source files, relative to the repository root. */
+  readonly mutate: string;
+  /** Globs of the spec files that exercise them. */
+  readonly spec: readonly string[];
+}
+
+const IDENTITY_SPECS = ['test/core/identity/*.test.ts'];
+const SESSION_SPECS = ['test/core/http/sessions.test.ts', 'test/core/http/session-*.test.ts'];
+
+export const TARGETS: readonly Target[] = [
+  { mutate: 'packages/core/src/storage/conditional.ts', spec: ['test/core/storage/primitives.test.ts', 'test/core/challenges/*.test.ts'] },
+  { mutate: 'packages/core/src/auth/*.ts', spec: [...SESSION_SPECS, 'test/core/plugin/signed-action.test.ts', ...IDENTITY_SPECS] },
+  { mutate: 'packages/core/src/crypto/*.ts', spec: ['test/core/crypto/*.test.ts', 'test/core/plugin/signed-action.test.ts', ...IDENTITY_SPECS] },
+  { mutate: 'packages/core/src/identity/*.ts', spec: [...IDENTITY_SPECS, ...SESSION_SPECS] },
+  { mutate: 'packages/core/src/admin/keys.ts', spec: ['test/core/admin/*.test.ts'] },
+  { mutate: 'packages/core/src/admin/audit.ts', spec: ['test/core/admin/*.test.ts'] },
+  { mutate: 'packages/core/src/admin/latch.ts', spec: ['test/core/admin/*.test.ts'] },
+  { mutate: 'packages/grin-relay/src/service.ts', spec: ['test/grin-relay/*.test.ts'] },
+];
+
+/** A concern's index.ts only re-exports: nothing to mutate. */
+export const SKIPPED = [/\/index\.ts$/];
