@@ -1,11 +1,15 @@
 import { expect } from 'chai';
 import { consumeOne, insertOrNull, isUniqueViolation, transitionOne, type Database, type Where } from '@wallet/backend-core';
 import knexFactory from 'knex';
-import { eachDialect, freshPostgresUrl, rejectionOf, useTestBackend } from '../../harness/index.js';
+import { eachDialect, freshPostgresUrl, rejectionOf, useTestBackend, type DialectName } from '../../harness/index.js';
 
 /** A scratch table for the races: `id` is the key, `winner` records which racer changed a row. */
 const TABLE = 'race_items';
-const RACERS = 100;
+/**
+ * Racers per race, and the pool size of the backend under test: on Postgres every racer holds
+ * its own connection at the same time (a race queued behind a small pool is a sequence).
+ */
+const RACERS = 24;
 
 // A type alias, not an interface, so that a RaceItem is also a `Record<string, unknown>` row.
 type RaceItem = {
@@ -50,9 +54,75 @@ function row(id: number, fields: Partial<RaceItem> = {}): RaceItem {
   return { id, status: 'pending', version: 1, winner: null, label: null, ...fields };
 }
 
-/** Fires `RACERS` calls at once; returns each racer's result, indexed by racer. */
-async function race<T>(call: (racer: number) => Promise<T | null>): Promise<Array<T | null>> {
-  return Promise.all(Array.from({ length: RACERS }, (_, racer) => call(racer)));
+interface Window {
+  connection: string;
+  start: number;
+  end: number;
+}
+
+/**
+ * Fires `RACERS` calls at once and returns each racer's result, indexed by racer, after proving
+ * they overlapped (issue 13 item 4: a cold pool handed out connections one by one while it
+ * connected, so the "concurrent" calls mostly ran one after another and a read-then-delete
+ * consumeOne passed). The pool is warmed to RACERS open connections first and the racers wait
+ * behind one barrier. Then:
+ *  - every call was made before any returned (max start < min end), on both dialects;
+ *  - on Postgres, every racer ran its transaction (or lone statement) on its own connection and
+ *    all of them were open at one instant: the last BEGIN went out before the first COMMIT;
+ *  - on SQLite, all ran on the one writer connection: serialised by construction, which is why
+ *    the read-then-delete interleaving is tested with a second connection in
+ *    consume-interleaving.test.ts.
+ */
+async function race<T>(db: Database, dialect: DialectName, call: (racer: number) => Promise<T | null>): Promise<Array<T | null>> {
+  await Promise.all(Array.from({ length: RACERS }, () => db.knex.raw(dialect === 'postgres' ? 'select pg_sleep(0.05)' : 'select 1')));
+
+  // The database side, from knex's query events: one window per transaction (BEGIN … COMMIT
+  // sent) or per lone statement (sent … answered), with the connection it ran on.
+  const windows = new Map<string, Window>();
+  const seen = (event: { __knexUid?: string; __knexTxId?: string; __knexQueryUid?: string }) => {
+    const key = event.__knexTxId ?? event.__knexQueryUid;
+    if (key === undefined || event.__knexUid === undefined) return;
+    const now = performance.now();
+    const window = windows.get(key);
+    if (window === undefined) windows.set(key, { connection: event.__knexUid, start: now, end: now });
+    else window.end = now;
+  };
+  const onQuery = (event: Parameters<typeof seen>[0]) => seen(event);
+  const onAnswer = (_response: unknown, event: Parameters<typeof seen>[0]) => seen(event);
+  db.knex.on('query', onQuery).on('query-response', onAnswer).on('query-error', onAnswer);
+
+  let open!: () => void;
+  const barrier = new Promise<void>((resolve) => (open = resolve));
+  const starts: number[] = [];
+  const ends: number[] = [];
+  const racers = Array.from({ length: RACERS }, async (_, racer) => {
+    await barrier;
+    starts[racer] = performance.now();
+    try {
+      return await call(racer);
+    } finally {
+      ends[racer] = performance.now();
+    }
+  });
+  open();
+  let results: Array<T | null>;
+  try {
+    results = await Promise.all(racers);
+  } finally {
+    db.knex.off('query', onQuery).off('query-response', onAnswer).off('query-error', onAnswer);
+  }
+
+  expect(Math.max(...starts), 'the last call started before the first one returned').to.be.lessThan(Math.min(...ends));
+  const traced = [...windows.values()];
+  expect(traced, 'one transaction or statement per racer').to.have.length(RACERS);
+  const connections = new Set(traced.map((w) => w.connection)).size;
+  if (dialect === 'postgres') {
+    expect(connections, 'every racer on its own connection').to.equal(RACERS);
+    expect(Math.max(...traced.map((w) => w.start)), 'all racers inside the database at one instant').to.be.lessThan(Math.min(...traced.map((w) => w.end)));
+  } else {
+    expect(connections, "SQLite's single writer connection").to.equal(1);
+  }
+  return results;
 }
 
 function winnersOf<T>(results: Array<T | null>): number[] {
@@ -60,7 +130,7 @@ function winnersOf<T>(results: Array<T | null>): number[] {
 }
 
 eachDialect('storage: conditional primitives', (dialect) => {
-  const t = useTestBackend(dialect, { listen: false });
+  const t = useTestBackend(dialect, { listen: false, settings: { databasePoolMax: RACERS } });
 
   beforeEach(async () => {
     await t.backend.db.knex.schema.createTable(TABLE, (table) => {
@@ -77,7 +147,7 @@ eachDialect('storage: conditional primitives', (dialect) => {
       it(`consumeOne: of ${RACERS} concurrent deletes of one row exactly one gets it`, async () => {
         await t.backend.db.knex(TABLE).insert([row(1, { label: 'target' }), row(2, { label: 'bystander' })]);
         const p = form.of(t.backend.db);
-        const results = await race(() => p.consumeOne((qb) => qb.where({ id: 1 })));
+        const results = await race(t.backend.db, dialect, () => p.consumeOne((qb) => qb.where({ id: 1 })));
         const winners = winnersOf(results);
         expect(winners).to.have.length(1);
         expect(results.filter((r) => r === null)).to.have.length(RACERS - 1);
@@ -90,7 +160,7 @@ eachDialect('storage: conditional primitives', (dialect) => {
       it(`transitionOne: of ${RACERS} concurrent guarded updates of one row exactly one wins`, async () => {
         await t.backend.db.knex(TABLE).insert([row(1), row(2)]);
         const p = form.of(t.backend.db);
-        const results = await race((racer) =>
+        const results = await race(t.backend.db, dialect, (racer) =>
           p.transitionOne((qb) => qb.where({ id: 1, status: 'pending', version: 1 }), { status: 'taken', version: 2, winner: racer }),
         );
         const winners = winnersOf(results);
@@ -103,7 +173,7 @@ eachDialect('storage: conditional primitives', (dialect) => {
 
       it(`insertOrNull: of ${RACERS} concurrent inserts of one key exactly one creates the row`, async () => {
         const p = form.of(t.backend.db);
-        const results = await race((racer) => p.insertOrNull(row(7, { version: racer + 1, winner: racer }), ['id']));
+        const results = await race(t.backend.db, dialect, (racer) => p.insertOrNull(row(7, { version: racer + 1, winner: racer }), ['id']));
         const winners = winnersOf(results);
         expect(winners).to.have.length(1);
         const winner = winners[0]!;
