@@ -113,7 +113,11 @@ export async function createWalletBackend(config: WalletBackendConfig): Promise<
   // Filled in once the settings are known to be valid, before any plugin's setup runs.
   const late: { settings?: Settings; processor: GreenfieldClient | null; admin?: AdminService; overlay?: OperatorSettings } = { processor: null };
   const corePlugins: WalletPlugin[] = [
-    systemPlugin({ openapi, capabilities: () => capabilityRegistry.assemble() }),
+    systemPlugin({
+      openapi,
+      capabilities: () => capabilityRegistry.assemble(),
+      expectedMigrations: () => allPlugins.flatMap((plugin) => (plugin.migrations ?? []).map((migration) => `${plugin.name}/${migration.id}`)),
+    }),
     sessionsPlugin(),
     challengesPlugin(),
     identityPlugin({

@@ -17,4 +17,5 @@ export const coreErrors = defineErrors({
   /** Never seen by the client (it has gone): the status and code the request's log line carries. */
   client_closed: { status: 499, message: 'The client closed the connection before the request was complete.' },
   internal_error: { status: 500, message: 'Internal server error.' },
+  not_ready: { status: 503, message: 'The service is not ready: the database is unreachable or a migration is pending.' },
 });

@@ -1,1 +1,2 @@
 export { systemPlugin } from './plugin.js';
+export { checkReadiness, READINESS_TIMEOUT_MS, type NotReady, type ReadinessCheck } from './readiness.js';
