@@ -12,12 +12,13 @@ export interface Target {
 }
 
 const IDENTITY_SPECS = ['test/core/identity/*.test.ts'];
-const SESSION_SPECS = ['test/core/http/sessions.test.ts', 'test/core/http/session-*.test.ts'];
+const SESSION_SPECS = ['test/core/http/sessions.test.ts', 'test/core/http/session-*.test.ts', 'test/core/auth/*.test.ts'];
+const SIGNED_ACTION_SPECS = ['test/core/plugin/signed-action*.test.ts'];
 
 export const TARGETS: readonly Target[] = [
-  { mutate: 'packages/core/src/storage/conditional.ts', spec: ['test/core/storage/primitives.test.ts', 'test/core/challenges/*.test.ts'] },
-  { mutate: 'packages/core/src/auth/*.ts', spec: [...SESSION_SPECS, 'test/core/plugin/signed-action.test.ts', ...IDENTITY_SPECS] },
-  { mutate: 'packages/core/src/crypto/*.ts', spec: ['test/core/crypto/*.test.ts', 'test/core/plugin/signed-action.test.ts', ...IDENTITY_SPECS] },
+  { mutate: 'packages/core/src/storage/conditional.ts', spec: ['test/core/storage/primitives.test.ts', 'test/core/storage/consume-*.test.ts', 'test/core/challenges/*.test.ts'] },
+  { mutate: 'packages/core/src/auth/*.ts', spec: [...SESSION_SPECS, ...SIGNED_ACTION_SPECS, ...IDENTITY_SPECS] },
+  { mutate: 'packages/core/src/crypto/*.ts', spec: ['test/core/crypto/*.test.ts', ...SIGNED_ACTION_SPECS, ...IDENTITY_SPECS] },
   { mutate: 'packages/core/src/identity/*.ts', spec: [...IDENTITY_SPECS, ...SESSION_SPECS] },
   { mutate: 'packages/core/src/admin/keys.ts', spec: ['test/core/admin/*.test.ts'] },
   { mutate: 'packages/core/src/admin/audit.ts', spec: ['test/core/admin/*.test.ts'] },
