@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import * as v from 'valibot';
 import { defineRoute, requestDescriptorHash, type WalletPlugin } from '@wallet/backend-core';
-import { eachDialect, NostrKey, useTestBackend } from '../../harness/index.js';
+import { eachDialect, NostrKey, TEST_PUBLIC_API_URL, useTestBackend } from '../../harness/index.js';
 
 /**
  * A plugin using core's signed-action verifier with its own purpose, as erasure and admin will:
@@ -85,4 +85,95 @@ eachDialect('signed actions: reusable by plugins with their own purpose', (diale
     const res = await t.client.post('/api/v1/demo/items/1/approve', { proof, nonce: registerNonce });
     expect(res.body.error.code).to.equal('nonce_invalid');
   });
+
+  const APPROVE = '/api/v1/demo/items/42/approve';
+  /** A demo-action proof with these tags after `u` and `method` (for ?mode=fast when `query`). */
+  function proofWith(key: NostrKey, tags: string[][], query = false): string {
+    return key.event([['u', `${TEST_PUBLIC_API_URL}${APPROVE}${query ? '?mode=fast' : ''}`], ['method', 'POST'], ...tags], Math.floor(t.clock.now().getTime() / 1000));
+  }
+  async function refused(path: string, proof: string, n: string): Promise<void> {
+    const res = await t.client.post(path, { proof, nonce: n });
+    expect(res.status, JSON.stringify(res.body)).to.equal(401);
+    expect(res.body.error.code).to.equal('signed_action_invalid');
+  }
+
+  it('the descriptor binds the query: the literal known answer for ?mode=fast is accepted, the one without the query is not', async () => {
+    // POST\n/api/v1/demo/items/42/approve\nmode=fast\n<sha256hex('')> and the same without the query, by sha256sum.
+    const withQuery = 'ff05e0451dcbeb243ac4a8433e2a63446c880010350fd778ee5ab0a1a7dff0f2';
+    const withoutQuery = '7a8e45b20ceeb816199d3b0c91f3b38adcff2e0c267e5c1f07adb345bd7912ba';
+    const key = new NostrKey();
+    const n = await nonce();
+    const base = [['nonce', n], ['purpose', 'demo_action']];
+    await refused(`${APPROVE}?mode=fast`, proofWith(key, [...base, ['descriptor', withoutQuery]], true), n);
+    const res = await t.client.post(`${APPROVE}?mode=fast`, { proof: proofWith(key, [...base, ['descriptor', withQuery]], true), nonce: n });
+    expect(res.status, JSON.stringify(res.body)).to.equal(200);
+  });
+
+  it('a repeated nonce, purpose or descriptor tag is refused (401), even with the same value twice, and burns nothing', async () => {
+    const key = new NostrKey();
+    const n = await nonce();
+    const descriptor = requestDescriptorHash({ method: 'POST', path: APPROVE });
+    const good = { nonce: ['nonce', n], purpose: ['purpose', 'demo_action'], descriptor: ['descriptor', descriptor] };
+    for (const name of ['nonce', 'purpose', 'descriptor'] as const) {
+      const tags = [good.nonce, good.purpose, good.descriptor];
+      await refused(APPROVE, proofWith(key, [...tags, good[name]]), n);
+      // The same tag first with another value, then the right one (and the reverse): never resolved by position.
+      const other = name === 'descriptor' ? descriptor.replace(/^./, (c) => (c === '0' ? '1' : '0')) : `${good[name][1]}x`;
+      await refused(APPROVE, proofWith(key, [...tags, [name, other]]), n);
+      await refused(APPROVE, proofWith(key, [[name, other], ...tags]), n);
+    }
+    const res = await t.client.post(APPROVE, { proof: proofWith(key, [good.nonce, good.purpose, good.descriptor]), nonce: n });
+    expect(res.status, JSON.stringify(res.body)).to.equal(200);
+  });
+
+  it('a missing descriptor, nonce or purpose tag (or one without a value) is 401 signed_action_invalid, not 500', async () => {
+    const key = new NostrKey();
+    const n = await nonce();
+    const descriptor = requestDescriptorHash({ method: 'POST', path: APPROVE });
+    await refused(APPROVE, proofWith(key, [['nonce', n], ['purpose', 'demo_action']]), n);
+    await refused(APPROVE, proofWith(key, [['nonce', n], ['purpose', 'demo_action'], ['descriptor']]), n);
+    await refused(APPROVE, proofWith(key, [['purpose', 'demo_action'], ['descriptor', descriptor]]), n);
+    await refused(APPROVE, proofWith(key, [['nonce'], ['purpose', 'demo_action'], ['descriptor', descriptor]]), n);
+    await refused(APPROVE, proofWith(key, [['nonce', n], ['descriptor', descriptor]]), n);
+    await refused(APPROVE, proofWith(key, [['nonce', n], ['purpose'], ['descriptor', descriptor]]), n);
+    expect((await t.client.post(APPROVE, { proof: proofWith(key, [['nonce', n], ['purpose', 'demo_action'], ['descriptor', descriptor]]), nonce: n })).status).to.equal(200);
+  });
+
+  it('the token may carry a leading "Nostr" and any run of whitespace; junk around it is refused', async () => {
+    const key = new NostrKey();
+    const descriptor = requestDescriptorHash({ method: 'POST', path: APPROVE });
+    // The verifier strips /^Nostr\s+/ from the JSON field and checks the rest as the header `Nostr <b64>`.
+    for (const prefix of ['', 'Nostr ', 'Nostr   ', 'Nostr\t', 'Nostr \t \n ']) {
+      const n = await nonce();
+      const proof = proofWith(key, [['nonce', n], ['purpose', 'demo_action'], ['descriptor', descriptor]]);
+      for (const junk of [` ${prefix}${proof}`, `x${prefix}${proof}`, `${prefix}${proof} `, `${prefix}${proof} x`, `${prefix}${proof}Nostr `, `Nostr${proof}`, `nostr ${proof}`]) {
+        await refused(APPROVE, junk, n);
+      }
+      const res = await t.client.post(APPROVE, { proof: `${prefix}${proof}`, nonce: n });
+      expect(res.status, JSON.stringify({ prefix, body: res.body })).to.equal(200);
+    }
+  });
+});
+
+eachDialect('signed actions: PUBLIC_API_URL with trailing slashes', (dialect) => {
+  for (const configured of [`${TEST_PUBLIC_API_URL}/`, `${TEST_PUBLIC_API_URL}///`]) {
+    describe(`PUBLIC_API_URL=${configured}`, () => {
+      const t = useTestBackend(dialect, { plugins: [demoActionPlugin()], settings: { publicApiUrl: configured } });
+
+      it('`u` is the URL without the trailing slashes + /api/v1 + path; a doubled slash is refused', async () => {
+        const key = new NostrKey();
+        const path = '/api/v1/demo/items/7/approve';
+        const n = (await t.client.post('/api/v1/demo/challenge')).body.nonce;
+        const at = Math.floor(t.clock.now().getTime() / 1000);
+        const proof = (u: string) => key.event([['u', u], ['method', 'POST'], ['nonce', n], ['purpose', 'demo_action'], ['descriptor', requestDescriptorHash({ method: 'POST', path })]], at);
+        for (const u of [`${configured}${path}`, `${TEST_PUBLIC_API_URL}//${path.slice(1)}`, `${TEST_PUBLIC_API_URL}${path}/`]) {
+          const res = await t.client.post(path, { proof: proof(u), nonce: n });
+          expect(res.status, u).to.equal(401);
+          expect(res.body.error.code).to.equal('signed_action_invalid');
+        }
+        const res = await t.client.post(path, { proof: proof(`https://wallet.example.test${path}`), nonce: n });
+        expect(res.status, JSON.stringify(res.body)).to.equal(200);
+      });
+    });
+  }
 });
