@@ -48,7 +48,7 @@ eachDialect('wallet-backend CLI: setup, reset-setup, audit verify, admin keys', 
     const nostr = new NostrKey();
     expect(await cli(env, 'setup-status')).to.deep.include({ code: 0, out: 'setup latch: uninitialized; active admin keys: 0' });
     const bad = await cli(env, 'setup', 'npub1notakey');
-    expect(bad.code).to.equal(1);
+    expect(bad.code, 'a malformed key is a usage error').to.equal(2);
     expect(bad.err).to.include('64 hex characters or an npub1');
     const setup = await cli(env, 'setup', nostr.npub);
     expect(setup.code, setup.err).to.equal(0);
@@ -72,7 +72,7 @@ eachDialect('wallet-backend CLI: setup, reset-setup, audit verify, admin keys', 
     const first = new NostrKey();
     expect((await cli(env, 'setup', first.pubkey)).code).to.equal(0);
     const unacknowledged = await cli(env, 'reset-setup');
-    expect(unacknowledged.code).to.equal(1);
+    expect(unacknowledged.code, 'the missing confirmation is a usage error').to.equal(2);
     expect(unacknowledged.err).to.include('--acknowledge');
     expect((await cli(env, 'setup-status')).out).to.include('locked');
     const reset = await cli(env, 'reset-setup', '--acknowledge');

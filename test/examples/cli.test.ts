@@ -54,8 +54,9 @@ eachDialect('wallet-backend CLI', (dialect) => {
     } finally {
       await stored.close();
     }
-    expect(await runCli(['mint-invite', '--count', '0'], captureIo(env))).to.equal(1);
-    expect(await runCli(['mint-invite', '--count', 'many'], captureIo(env))).to.equal(1);
+    // Bad option values are usage errors (exit code 2).
+    expect(await runCli(['mint-invite', '--count', '0'], captureIo(env))).to.equal(2);
+    expect(await runCli(['mint-invite', '--count', 'many'], captureIo(env))).to.equal(2);
   });
 
 });
@@ -90,9 +91,9 @@ describe('wallet-backend CLI (no database)', () => {
     }
   });
 
-  it('an unknown command exits non-zero', async () => {
+  it('an unknown command is a usage error (exit code 2)', async () => {
     const io = captureIo({});
-    expect(await runCli(['frobnicate'], io)).to.not.equal(0);
+    expect(await runCli(['frobnicate'], io)).to.equal(2);
     expect(io.stderr.join('\n')).to.include('unknown command');
   });
 

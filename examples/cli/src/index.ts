@@ -1,20 +1,34 @@
+import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { WalletError } from '@wallet/backend-core';
+import { databaseUnreachable, isConnectionError } from './backend.js';
 import { adminListCommand, adminRevokeCommand } from './commands/admin.js';
 import { auditVerifyCommand } from './commands/audit.js';
 import { configCheckCommand } from './commands/config-check.js';
 import { migrateCommand } from './commands/migrate.js';
 import { mintInviteCommand, type MintInviteOptions } from './commands/mint-invite.js';
 import { resetSetupCommand, setupCommand, setupStatusCommand } from './commands/setup.js';
-import { CliFailure, processIo, type CliIo } from './io.js';
+import { CliFailure, ExitCode, processIo, type CliIo } from './io.js';
 
-export { CliFailure, type CliIo } from './io.js';
+export { CliFailure, ExitCode, type CliIo } from './io.js';
+export type { AdminKeyJson } from './commands/admin.js';
+export type { AuditVerifyJson } from './commands/audit.js';
+export type { MintInviteJson } from './commands/mint-invite.js';
+export type { SetupStatusJson } from './commands/setup.js';
+
+/** This CLI's version: `version` in examples/cli/package.json (one level above src/ and dist/). */
+export const CLI_VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
+const JSON_FLAG = ['--json', 'print one JSON document on stdout instead of text (errors stay on stderr)'] as const;
 
 /** The `wallet-backend` program; reads the same environment as the reference server. */
 export function buildProgram(io: CliIo, run: (work: () => Promise<void>) => void): Command {
   const program = new Command('wallet-backend')
     .description('Operator commands for Wallet Backend. Reads the same environment variables as the reference server.')
+    .version(CLI_VERSION, '-V, --version', 'print the version')
+    // Settings below are inherited by every subcommand: usage errors are thrown to runCli (exit 2).
     .exitOverride()
+    .showHelpAfterError('(run with --help for usage)')
     .configureOutput({ writeOut: (text) => io.out(text.trimEnd()), writeErr: (text) => io.err(text.trimEnd()) });
 
   program
@@ -29,6 +43,7 @@ export function buildProgram(io: CliIo, run: (work: () => Promise<void>) => void
     .option('--count <n>', 'how many codes (1 to 10000)', '1')
     .option('--label <text>', 'a label stored with the codes (e.g. who they are for)')
     .option('--expires-days <n>', 'days until the codes expire (default: never)')
+    .option(...JSON_FLAG)
     .action((options: MintInviteOptions) => run(() => mintInviteCommand(io, options)));
 
   program
@@ -40,7 +55,8 @@ export function buildProgram(io: CliIo, run: (work: () => Promise<void>) => void
   program
     .command('setup-status')
     .description('show the setup latch (fresh, uninitialized, locked, tampered) and the number of active admins')
-    .action(() => run(() => setupStatusCommand(io)));
+    .option(...JSON_FLAG)
+    .action((options: { json?: boolean }) => run(() => setupStatusCommand(io, options)));
 
   program
     .command('reset-setup')
@@ -52,13 +68,15 @@ export function buildProgram(io: CliIo, run: (work: () => Promise<void>) => void
   audit
     .command('verify')
     .description('walk the hash chain and report the first broken link (exit 1)')
-    .action(() => run(() => auditVerifyCommand(io)));
+    .option(...JSON_FLAG)
+    .action((options: { json?: boolean }) => run(() => auditVerifyCommand(io, options)));
 
   const admin = program.command('admin').description('admin keys');
   admin
     .command('list')
     .description('list admin keys with their scope, state and integrity check')
-    .action(() => run(() => adminListCommand(io)));
+    .option(...JSON_FLAG)
+    .action((options: { json?: boolean }) => run(() => adminListCommand(io, options)));
   admin
     .command('revoke')
     .description('revoke an admin key (by id or public key) and end its sessions')
@@ -74,7 +92,11 @@ export function buildProgram(io: CliIo, run: (work: () => Promise<void>) => void
   return program;
 }
 
-/** Runs the CLI with `argv` (without node and script); resolves to the exit code. */
+/**
+ * Runs the CLI with `argv` (without node and script); resolves to the exit code (see
+ * `ExitCode`): 0 ok, 1 the check or operation failed, 2 usage error, 3 database unreachable,
+ * 4 invalid configuration.
+ */
 export async function runCli(argv: readonly string[], io: CliIo = processIo): Promise<number> {
   let work: (() => Promise<void>) | undefined;
   const program = buildProgram(io, (next) => {
@@ -83,19 +105,22 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo): Pr
   try {
     await program.parseAsync([...argv], { from: 'user' });
     if (work) await work();
-    return 0;
+    return ExitCode.ok;
   } catch (err) {
-    if (err instanceof CommanderError) return err.exitCode;
-    if (err instanceof CliFailure) {
-      io.err(`error: ${err.message}`);
-      for (const line of err.lines) io.err(`  - ${line}`);
-      return 1;
+    // commander has already written its message (and the help hint) to stderr. --help and
+    // --version end parsing with exit code 0; every other commander error is a usage error.
+    if (err instanceof CommanderError) return err.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
+    const failure = err instanceof CliFailure ? err : isConnectionError(err) ? databaseUnreachable(err, io.env.DATABASE_URL) : undefined;
+    if (failure) {
+      io.err(`error: ${failure.message}`);
+      for (const line of failure.lines) io.err(`  - ${line}`);
+      return failure.exitCode;
     }
     if (err instanceof WalletError) {
       io.err(`error: ${err.message} (${err.code})`);
-      return 1;
+      return ExitCode.failure;
     }
     io.err(`error: ${(err as Error).message}`);
-    return 1;
+    return ExitCode.failure;
   }
 }
