@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { BootError } from '@wallet/backend-core';
 import { DEV_SECRETS_FILE, startServer, type RunningServer } from '@wallet/server';
-import { eachDialect, freshDatabaseUrl, spawnEntry, TestClient, TEST_SECRETS } from '../harness/index.js';
+import { eachDialect, freePort, freshDatabaseUrl, REPO_ROOT, spawnEntry, TestClient, TEST_SECRETS } from '../harness/index.js';
 
 const PRODUCTION_SECRETS = {
   JWT_SECRET: TEST_SECRETS.jwtSecret,
@@ -139,6 +139,35 @@ describe('reference server binary', () => {
     } finally {
       server.child.kill('SIGKILL');
     }
+  });
+
+  it('logs only JSON: "listening" carries the release version, and "stopped" is the last line after SIGTERM', async () => {
+    const { version } = JSON.parse(readFileSync(join(REPO_ROOT, 'examples/server/package.json'), 'utf8')) as { version: string };
+    const server = spawnEntry('examples/server/src/main.ts', [], { cwd: dataDir, env: { PORT: '0' } });
+    try {
+      await server.waitFor('"msg":"listening"');
+      server.child.kill('SIGTERM');
+      expect(await server.exited).to.equal(0);
+      const lines = server.stdout().trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+      const listening = lines.find((line) => line.msg === 'listening')!;
+      expect(listening).to.include({ version, node: process.version });
+      expect(version).to.match(/^\d+\.\d+\.\d+/);
+      expect(lines.map((line) => line.msg).slice(-2)).to.deep.equal(['shutting down', 'stopped']);
+      expect(lines.at(-1)!.ms).to.be.a('number');
+      expect(server.stderr()).to.equal('');
+    } finally {
+      server.child.kill('SIGKILL');
+    }
+  });
+
+  it('a start that fails on an unreachable database is logged as JSON (driver warning and "start failed"), the password masked', async () => {
+    const port = await freePort();
+    const server = spawnEntry('examples/server/src/main.ts', [], { cwd: dataDir, env: { PORT: '0', DATABASE_URL: `postgres://wallet:hunter2-not-logged@127.0.0.1:${port}/wallet` } });
+    expect(await server.exited).to.equal(1);
+    const lines = server.stdout().trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines.find((line) => line.msg === 'database driver warning')).to.include({ level: 'warn', component: 'database' });
+    expect(lines.find((line) => line.msg === 'start failed')).to.include({ level: 'error' });
+    expect(server.stdout() + server.stderr()).not.to.include('hunter2');
   });
 
   it('exits 1 with every problem on stderr when production configuration is incomplete', async () => {

@@ -6,7 +6,8 @@ import type { ServerConfig } from './config.js';
  * once. A core line about a variable the environment check already named is dropped.
  */
 function mergeProblems(envProblems: readonly string[], coreProblems: readonly string[]): string[] {
-  const named = new Set(envProblems.map((line) => line.split(':')[0]));
+  // A refused NAME_FILE names NAME too: core's "required" line about NAME adds nothing.
+  const named = new Set(envProblems.map((line) => line.split(':')[0]!.replace(/_FILE$/, '')));
   const fresh = coreProblems.filter((line) => {
     const envName = /^[\w.]+ \(([A-Z0-9_]+)\):/.exec(line)?.[1];
     return envName === undefined || !named.has(envName);

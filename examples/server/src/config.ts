@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
-import type { LogLevel, WalletBackendConfig, WalletPlugin } from '@wallet/backend-core';
+import { envNameOf, type LogLevel, type WalletBackendConfig, type WalletPlugin } from '@wallet/backend-core';
 import { grinRelayPlugin, type GrinRelayOptions } from '@wallet/grin-relay';
-import { optionFromEnv, settingsFromEnv, type Env } from './env.js';
+import { optionFromEnv, readSecretFiles, settingsFromEnv, type Env } from './env.js';
 import { loadDevSecrets, SECRET_KEYS } from './secrets.js';
 
 export interface ServerConfig {
@@ -13,6 +13,8 @@ export interface ServerConfig {
   logLevel: LogLevel;
   /** Time limits of the HTTP listener (Node's server timeouts), in milliseconds. */
   http: HttpTimeouts;
+  /** Cross-origin access to the API for browser wallets on other origins; off (undefined) by default. */
+  cors: CorsSettings | undefined;
   /** Problems found while reading the environment itself (core validates the rest). */
   problems: string[];
   /** Things the operator should hear about (generated development secrets). */
@@ -28,6 +30,37 @@ export interface HttpTimeouts {
   headersTimeoutMs: number;
   /** An idle keep-alive connection is closed after this (Node's `keepAliveTimeout`). */
   keepAliveTimeoutMs: number;
+}
+
+export interface CorsSettings {
+  /** Exact origins (`https://wallet.example.com`) allowed to call the API from a browser. */
+  origins: string[];
+}
+
+/**
+ * CORS_ORIGINS: comma-separated exact origins, each `scheme://host[:port]` as a browser sends it
+ * in `Origin` (no path, no trailing slash, no default port, no wildcard). Unset or empty: off.
+ */
+export function corsFromEnv(env: Env, problems: string[]): CorsSettings | undefined {
+  const text = (env.CORS_ORIGINS ?? '').trim();
+  if (text === '') return undefined;
+  const origins: string[] = [];
+  for (const item of text.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '')) {
+    let origin: string | undefined;
+    try {
+      const url = new URL(item);
+      if (url.protocol === 'http:' || url.protocol === 'https:') origin = url.origin;
+    } catch {
+      origin = undefined;
+    }
+    if (origin === item) {
+      if (!origins.includes(origin)) origins.push(origin);
+    } else {
+      const hint = origin === undefined ? '' : ` (did you mean ${origin}?)`;
+      problems.push(`CORS_ORIGINS: "${item}" is not an exact origin such as https://wallet.example.com: scheme, host and a non-default port only, no path, trailing slash or wildcard${hint}`);
+    }
+  }
+  return origins.length > 0 ? { origins } : undefined;
 }
 
 /** The listener's time limits: environment variable, default and bounds, in seconds. */
@@ -78,8 +111,11 @@ export function pluginsFromEnv(env: Env): WalletPlugin[] {
  * generated once into the data directory. With NODE_ENV=production nothing is invented:
  * PUBLIC_API_URL and every secret must be given.
  */
-export function loadServerConfig(env: Env, options: { createDevSecrets?: boolean } = {}): ServerConfig {
-  const problems: string[] = [];
+export function loadServerConfig(givenEnv: Env, options: { createDevSecrets?: boolean } = {}): ServerConfig {
+  // The one place NAME_FILE is read: everything below sees the secret as NAME.
+  const files = readSecretFiles(givenEnv);
+  const env = files.env;
+  const problems: string[] = [...files.problems];
   const notices: string[] = [];
   const production = env.NODE_ENV === 'production';
   const dataDir = resolve(env.DATA_DIR ?? 'data');
@@ -93,6 +129,7 @@ export function loadServerConfig(env: Env, options: { createDevSecrets?: boolean
     logLevel = 'info';
   }
   const http = httpTimeoutsFromEnv(env, problems);
+  const cors = corsFromEnv(env, problems);
 
   const settings = settingsFromEnv(env);
   settings.nodeEnv ??= (env.NODE_ENV as 'development' | 'production' | 'test' | undefined) ?? 'development';
@@ -101,11 +138,12 @@ export function loadServerConfig(env: Env, options: { createDevSecrets?: boolean
   if (production) {
     if (settings.publicApiUrl === undefined) problems.push('PUBLIC_API_URL: required in production (the canonical URL wallets sign against)');
     for (const key of SECRET_KEYS) {
-      if (settings[key] === undefined) problems.push(`${key.replace(/([A-Z])/g, '_$1').toUpperCase()}: required in production; development secrets are never used there`);
+      if (settings[key] === undefined && !files.failed.has(envNameOf(key))) problems.push(`${key.replace(/([A-Z])/g, '_$1').toUpperCase()}: required in production; development secrets are never used there`);
     }
   } else {
     settings.publicApiUrl ??= `http://${host.includes(':') ? `[${host}]` : host}:${Number.isNaN(port) ? 8080 : port}`;
-    const missing = SECRET_KEYS.filter((key) => settings[key] === undefined);
+    // A secret whose file was refused stays unset: the boot is refused, never run on a development secret.
+    const missing = SECRET_KEYS.filter((key) => settings[key] === undefined && !files.failed.has(envNameOf(key)));
     if (missing.length > 0) {
       const dev = loadDevSecrets(dataDir, { create: options.createDevSecrets ?? true });
       if (dev.secrets) {
@@ -125,6 +163,7 @@ export function loadServerConfig(env: Env, options: { createDevSecrets?: boolean
     dataDir,
     logLevel,
     http,
+    cors,
     problems,
     notices,
   };

@@ -1,5 +1,5 @@
-export { startServer, type RunningServer, type StartServerOptions } from './server.js';
-export { loadServerConfig, pluginsFromEnv, httpTimeoutsFromEnv, type ServerConfig, type HttpTimeouts } from './config.js';
-export { settingsFromEnv, SETTING_ENV_NAMES, type Env } from './env.js';
+export { startServer, corsMiddleware, SERVER_VERSION, type RunningServer, type StartServerOptions } from './server.js';
+export { loadServerConfig, pluginsFromEnv, httpTimeoutsFromEnv, corsFromEnv, type ServerConfig, type HttpTimeouts, type CorsSettings } from './config.js';
+export { settingsFromEnv, readSecretFiles, SETTING_ENV_NAMES, FILE_ENV_NAMES, type Env, type SecretFiles } from './env.js';
 export { loadDevSecrets, DEV_SECRETS_FILE } from './secrets.js';
 export { bootBackend } from './boot.js';

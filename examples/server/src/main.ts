@@ -8,6 +8,8 @@ async function main(): Promise<void> {
   try {
     server = await startServer(process.env);
   } catch (err) {
+    // A refused start is a plain-text list on stderr (documented); any other failure was also
+    // logged as a JSON line on stdout by startServer.
     if (err instanceof BootError) {
       process.stderr.write(`${err.message}\n`);
     } else {
@@ -15,17 +17,25 @@ async function main(): Promise<void> {
     }
     process.exit(1);
   }
+  const { logger } = server.backend;
+  // Whatever escapes still leaves as a JSON line, not as Node's plain-text stack trace.
+  process.on('uncaughtException', (err) => {
+    logger.error('uncaught exception; exiting', { err: err.message, err_name: err.name, stack: err.stack });
+    process.exit(1);
+  });
+  process.on('unhandledRejection', (reason) => {
+    logger.error('unhandled promise rejection; exiting', reason instanceof Error ? { err: reason.message, err_name: reason.name, stack: reason.stack } : { err: reason });
+    process.exit(1);
+  });
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    server.backend.logger.info('shutting down', { signal });
+    logger.info('shutting down', { signal });
+    // close() logs `stopped`, or `stop failed` with the error, itself.
     server.close().then(
       () => process.exit(0),
-      (err: unknown) => {
-        process.stderr.write(`shutdown failed: ${(err as Error).message}\n`);
-        process.exit(1);
-      },
+      () => process.exit(1),
     );
   };
   process.once('SIGTERM', () => stop('SIGTERM'));

@@ -1,8 +1,10 @@
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createJsonLogger, type Logger, type WalletBackend } from '@wallet/backend-core';
+import cors from '@koa/cors';
+import { BootError, createJsonLogger, type Logger, type WalletBackend } from '@wallet/backend-core';
 import { bootBackend } from './boot.js';
-import { loadServerConfig, type HttpTimeouts } from './config.js';
+import { loadServerConfig, type CorsSettings, type HttpTimeouts } from './config.js';
 import type { Env } from './env.js';
 
 export interface RunningServer {
@@ -21,6 +23,39 @@ export interface StartServerOptions {
 const DRAIN_TIMEOUT_MS = 10_000;
 /** How often Node checks the request and headers timeouts (its default, 30 s, lets a 30 s limit run to 60 s). */
 const TIMEOUT_CHECK_INTERVAL_MS = 1_000;
+
+/** A Koa middleware as the backend's app takes it (koa is core's dependency, not this package's). */
+type Middleware = Parameters<WalletBackend['app']['use']>[0];
+
+/** This server's release, from its package.json (one directory up from both src/ and dist/). */
+export const SERVER_VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
+/** How long a browser may cache a preflight answer (Chromium caps it at 2 hours). */
+const CORS_MAX_AGE_SEC = 600;
+
+/**
+ * CORS for the API routes (`/api/…`) and only for the listed origins: a disallowed or absent
+ * Origin gets no CORS header at all, so the browser blocks the response. Credentials are off
+ * (the API authenticates with bearer tokens, never cookies). NIP-05 (`/.well-known/nostr.json`)
+ * is left alone: it answers `*` and its own preflight.
+ */
+export function corsMiddleware(settings: CorsSettings): Middleware {
+  const allowed = new Set(settings.origins);
+  const handle = cors({
+    origin: (ctx) => {
+      const origin = ctx.get('Origin');
+      return allowed.has(origin) ? origin : '';
+    },
+    credentials: false,
+    allowMethods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
+    allowHeaders: ['Authorization', 'Content-Type', 'X-Request-Id'],
+    exposeHeaders: ['X-Request-Id', 'Retry-After'],
+    maxAge: CORS_MAX_AGE_SEC,
+    // The backend's request boundary writes error answers without clearing headers already set.
+    keepHeadersOnError: false,
+  });
+  return (ctx, next) => (ctx.path.startsWith('/api/') ? handle(ctx, next) : next());
+}
 
 /**
  * The listener, with every time limit set deliberately instead of Node's defaults (300 s for a
@@ -72,12 +107,22 @@ export async function startServer(env: Env, options: StartServerOptions = {}): P
   const logger: Logger = createJsonLogger({ level: config.logLevel, ...(options.write ? { write: options.write } : {}) });
   const backend = await bootBackend(config, logger);
   for (const notice of config.notices) logger.warn(notice);
+  // Outermost, so a preflight is answered before routing and every answer (errors too) carries the headers.
+  if (config.cors) backend.app.middleware.unshift(corsMiddleware(config.cors));
   const server = createListener(backend, config.http);
+  let listening = false;
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {
-      await drain(server);
-      await backend.close();
+      const started = Date.now();
+      try {
+        await drain(server);
+        await backend.close();
+      } catch (err) {
+        logger.error('stop failed', describe(err));
+        throw err;
+      }
+      if (listening) logger.info('stopped', { ms: Date.now() - started });
     })());
   try {
     const applied = await backend.migrate();
@@ -85,10 +130,24 @@ export async function startServer(env: Env, options: StartServerOptions = {}): P
     // No port: the backend checks the setup latch and starts its scheduler; this server listens.
     await backend.start();
     const url = await listen(server, config.port, config.host);
-    logger.info('listening', { url, api: `${url}/api/v1`, database: backend.db.dialect.kind });
+    listening = true;
+    logger.info('listening', {
+      url,
+      api: `${url}/api/v1`,
+      database: backend.db.dialect.kind,
+      version: SERVER_VERSION,
+      node: process.version,
+      ...(config.cors ? { cors_origins: config.cors.origins } : {}),
+    });
     return { backend, url, close };
   } catch (err) {
-    await close();
+    // A refused start is reported by the caller as a list; anything else is logged here, as JSON.
+    if (!(err instanceof BootError)) logger.error('start failed', describe(err));
+    await close().catch(() => undefined);
     throw err;
   }
+}
+
+function describe(err: unknown): Record<string, unknown> {
+  return err instanceof Error ? { err: err.message, err_name: err.name, stack: err.stack } : { err: String(err) };
 }

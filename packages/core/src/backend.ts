@@ -145,7 +145,7 @@ export async function createWalletBackend(config: WalletBackendConfig): Promise<
   // Everything that can refuse the configuration happens before the pool exists.
   const resolveClientIp = createClientIpResolver(settings.trustedProxies);
 
-  const connection = connect(settings.databaseUrl, settings.databasePoolMax);
+  const connection = connect(settings.databaseUrl, settings.databasePoolMax, logger.child({ component: 'database' }));
   const db = createDatabase(connection.knex, connection.dialect);
   const peppers = createPeppers(settings.pepperSecret, settings.ipHashSalt);
   const tokens = new TokenService({

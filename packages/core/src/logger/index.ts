@@ -15,6 +15,9 @@ export interface Logger {
 
 const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
 
+/** Nesting below this depth is written as "[Depth]": a log line stays one bounded line. */
+const MAX_DEPTH = 10;
+
 export interface JsonLoggerOptions {
   level?: LogLevel;
   /** Where a finished line goes; stdout by default. */
@@ -22,14 +25,86 @@ export interface JsonLoggerOptions {
   bindings?: LogFields;
 }
 
-/** One JSON object per line: `{"level","time","msg",...fields}`. */
+/**
+ * A JSON.stringify replacer that never throws on what callers commonly hand a logger: a BigInt
+ * becomes its decimal string (a JSON number would lose precision), an Error its name, message,
+ * stack, code and cause (JSON.stringify alone writes `{}`), a reference back to an enclosing
+ * object "[Circular]" (a value seen twice side by side is written twice), a Map or Set its
+ * entries, and nesting deeper than MAX_DEPTH "[Depth]".
+ */
+function safeReplacer(): (this: unknown, key: string, value: unknown) => unknown {
+  // The path from the root to the value being written: each object as given (to spot a cycle)
+  // and as written (the holder its children are replaced under).
+  const path: Array<{ given: object; written: unknown }> = [];
+  return function replace(this: unknown, _key: string, value: unknown): unknown {
+    if (typeof value === 'bigint') return value.toString();
+    if (typeof value !== 'object' || value === null) return value;
+    // `this` is the object holding `value`: unwind to it.
+    while (path.length > 0 && path[path.length - 1]!.written !== this) path.pop();
+    if (path.some((step) => step.given === value)) return '[Circular]';
+    if (path.length > MAX_DEPTH) return '[Depth]';
+    const written = rewrite(value);
+    path.push({ given: value, written });
+    return written;
+  };
+}
+
+/** The JSON-friendly stand-in for objects JSON.stringify writes badly; others as they are. */
+function rewrite(value: object): unknown {
+  if (value instanceof Error) {
+    const { code } = value as { code?: unknown };
+    return {
+      name: value.name,
+      message: value.message,
+      ...(code !== undefined ? { code } : {}),
+      ...(value.stack !== undefined ? { stack: value.stack } : {}),
+      ...(value.cause !== undefined ? { cause: value.cause } : {}),
+    };
+  }
+  if (value instanceof Map) return Object.fromEntries([...value].map(([k, v]) => [String(k), v as unknown]));
+  if (value instanceof Set) return [...value];
+  return value;
+}
+
+/**
+ * The line for one call. A value that still cannot be written (a getter or `toJSON` that throws)
+ * costs its fields, not the line: the message is written with `log_error` saying why.
+ */
+export function formatLogLine(level: Exclude<LogLevel, 'silent'>, message: unknown, ...fieldSets: LogFields[]): string {
+  const time = new Date().toISOString();
+  const msg = typeof message === 'string' ? message : safeString(message);
+  try {
+    return JSON.stringify(Object.assign({ level, time, msg }, ...fieldSets), safeReplacer());
+  } catch (err) {
+    return JSON.stringify({ level, time, msg, log_error: `the fields of this line could not be written: ${err instanceof Error ? safeString(err.message) : safeString(err)}` });
+  }
+}
+
+/** String(value), or a placeholder when even that throws (an object without a prototype, a throwing toString). */
+function safeString(value: unknown): string {
+  try {
+    return String(value);
+  } catch {
+    return '[unprintable]';
+  }
+}
+
+/**
+ * One JSON object per line: `{"level","time","msg",...fields}`. A call never throws: not on a
+ * BigInt, a circular value or a throwing getter in its fields, and not when `write` itself fails
+ * (a closed stdout must not turn a log line into a crash).
+ */
 export function createJsonLogger(options: JsonLoggerOptions = {}): Logger {
   const threshold = RANK[options.level ?? 'info'];
   const write = options.write ?? ((line: string) => process.stdout.write(line + '\n'));
   const bindings = options.bindings ?? {};
   const emit = (level: Exclude<LogLevel, 'silent'>) => (message: string, fields: LogFields = {}) => {
     if (RANK[level] < threshold) return;
-    write(JSON.stringify({ level, time: new Date().toISOString(), msg: message, ...bindings, ...fields }));
+    try {
+      write(formatLogLine(level, message, bindings, fields));
+    } catch {
+      // Nowhere left to report it: the log destination itself failed.
+    }
   };
   return {
     debug: emit('debug'),
@@ -45,5 +120,5 @@ export const silentLogger: Logger = createJsonLogger({ level: 'silent' });
 /** An error's message and name for a log line, without stack frames that could echo inputs. */
 export function describeError(err: unknown): LogFields {
   if (err instanceof Error) return { err: err.message, err_name: err.name, stack: err.stack };
-  return { err: String(err) };
+  return { err: safeString(err) };
 }

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import knexFactory, { type Knex } from 'knex';
+import { createJsonLogger, type Logger } from '../logger/index.js';
 import { dialectFor, type Dialect, type DialectKind } from './dialect.js';
 
 export interface DatabaseTarget {
@@ -16,7 +17,7 @@ export interface DatabaseTarget {
  *  - `sqlite:<path>` (relative to the working directory, or absolute): WAL, a busy timeout
  *    and ONE connection, so writers are serialised in-process (DESIGN §4).
  */
-export function parseDatabaseUrl(databaseUrl: string, poolMax = 10): DatabaseTarget {
+export function parseDatabaseUrl(databaseUrl: string, poolMax = 10, logger: Logger = createJsonLogger()): DatabaseTarget {
   if (databaseUrl.startsWith('sqlite:')) {
     const filename = databaseUrl.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
     if (filename === '') throw new Error('sqlite: URL has no file path');
@@ -34,13 +35,8 @@ export function parseDatabaseUrl(databaseUrl: string, poolMax = 10): DatabaseTar
         },
         useNullAsDefault: true,
         // knex cannot see the filename inside a connection function and warns on every boot;
-        // that one warning is expected, anything else still reaches stderr.
-        log: {
-          warn(message: unknown) {
-            if (typeof message === 'string' && message.includes('connection.filename')) return;
-            console.warn(message);
-          },
-        },
+        // that one warning is expected, anything else goes to the logger.
+        log: knexLog(logger, (message) => typeof message === 'string' && message.includes('connection.filename')),
         // One connection: a query that waits this long is starved (a deadlock bug), not slow.
         acquireConnectionTimeout: 10_000,
         pool: {
@@ -74,6 +70,7 @@ export function parseDatabaseUrl(databaseUrl: string, poolMax = 10): DatabaseTar
       connection: url.toString(),
       pool: { min: 0, max: poolMax },
       acquireConnectionTimeout: 10_000,
+      log: knexLog(logger),
       ...(schema ? { searchPath: [schema] } : {}),
     },
   };
@@ -85,7 +82,32 @@ export interface Connection {
   description: string;
 }
 
-export function connect(databaseUrl: string, poolMax?: number): Connection {
-  const target = parseDatabaseUrl(databaseUrl, poolMax);
+/**
+ * knex's own messages (a failed connection attempt with its stack, a deprecation) as log lines:
+ * by default knex prints them as coloured plain text with console.log, which breaks a JSON log
+ * stream. The first line of the message is `detail`, any further lines (a stack) `stack`.
+ */
+export function knexLog(logger: Logger, ignore: (message: unknown) => boolean = () => false): NonNullable<Knex.Config['log']> {
+  const forward = (level: 'debug' | 'warn' | 'error', what: string) => (message: unknown) => {
+    if (ignore(message)) return;
+    if (typeof message === 'string') {
+      const [detail, ...rest] = message.split('\n');
+      const stack = rest.join('\n').trim();
+      logger[level](what, { detail, ...(stack !== '' ? { stack } : {}) });
+    } else {
+      logger[level](what, { detail: message });
+    }
+  };
+  return {
+    warn: forward('warn', 'database driver warning'),
+    error: forward('error', 'database driver error'),
+    deprecate: forward('warn', 'database driver deprecation'),
+    debug: forward('debug', 'database driver debug'),
+  };
+}
+
+/** A knex instance for DATABASE_URL; knex's own messages go to `logger` (JSON lines on stdout by default). */
+export function connect(databaseUrl: string, poolMax?: number, logger?: Logger): Connection {
+  const target = parseDatabaseUrl(databaseUrl, poolMax, logger);
   return { knex: knexFactory(target.knexConfig), dialect: dialectFor(target.kind), description: target.description };
 }

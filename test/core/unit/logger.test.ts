@@ -1,0 +1,140 @@
+import { expect } from 'chai';
+import { createJsonLogger, createWalletBackend, type Logger } from '@wallet/backend-core';
+import { freePort, TEST_PUBLIC_API_URL, TEST_SECRETS } from '../../harness/index.js';
+
+/** A logger whose lines land in an array, parsed. */
+function capture(level: 'debug' | 'info' = 'info'): { logger: Logger; lines: string[]; parsed: () => Array<Record<string, unknown>> } {
+  const lines: string[] = [];
+  const logger = createJsonLogger({ level, write: (line) => lines.push(line) });
+  return { logger, lines, parsed: () => lines.map((line) => JSON.parse(line) as Record<string, unknown>) };
+}
+
+describe('JSON logger', () => {
+  it('writes a BigInt as its exact decimal string, at any depth', () => {
+    const { logger, parsed } = capture();
+    expect(() => logger.info('amounts', { atomic: 18_446_744_073_709_551_617n, nested: { list: [1n, -2n] } })).not.to.throw();
+    const [line] = parsed();
+    expect(line).to.include({ level: 'info', msg: 'amounts', atomic: '18446744073709551617' });
+    expect(line!.nested).to.deep.equal({ list: ['1', '-2'] });
+  });
+
+  it('writes a circular value as "[Circular]" and a value repeated side by side in full', () => {
+    const { logger, parsed } = capture();
+    const loop: Record<string, unknown> = { name: 'loop' };
+    loop.self = loop;
+    loop.inner = { back: loop };
+    const shared = { id: 7 };
+    expect(() => logger.warn('cycle', { loop, pair: [shared, shared] })).not.to.throw();
+    const [line] = parsed();
+    expect(line!.loop).to.deep.equal({ name: 'loop', self: '[Circular]', inner: { back: '[Circular]' } });
+    expect(line!.pair).to.deep.equal([{ id: 7 }, { id: 7 }]);
+  });
+
+  it('writes an Error field with name, message, code, stack and cause; a self-caused error ends', () => {
+    const { logger, parsed } = capture();
+    const cause = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+    const err = new Error('query failed', { cause });
+    const selfish = new Error('me');
+    (selfish as { cause?: unknown }).cause = selfish;
+    logger.error('failed', { error: err, selfish });
+    const [line] = parsed();
+    const written = line!.error as Record<string, unknown>;
+    expect(written).to.include({ name: 'Error', message: 'query failed' });
+    expect(written.stack).to.be.a('string');
+    expect(written.cause).to.include({ message: 'connect ECONNREFUSED', code: 'ECONNREFUSED' });
+    expect((line!.selfish as Record<string, unknown>).cause).to.equal('[Circular]');
+  });
+
+  it('bounds deep nesting, and writes Maps and Sets by their entries', () => {
+    const { logger, parsed } = capture();
+    let deep: Record<string, unknown> = { leaf: true };
+    for (let i = 0; i < 50; i += 1) deep = { down: deep };
+    logger.info('shapes', { deep, map: new Map([['a', 1n]]), set: new Set(['x']) });
+    const [line] = parsed();
+    expect(JSON.stringify(line!.deep)).to.include('[Depth]');
+    expect(line!.map).to.deep.equal({ a: '1' });
+    expect(line!.set).to.deep.equal(['x']);
+  });
+
+  it('still writes the line when a field cannot be written at all (throwing getter or toJSON), saying why', () => {
+    const { logger, parsed } = capture();
+    const hostile = {
+      get secret(): string {
+        throw new Error('getter refused');
+      },
+    };
+    const badJson = { toJSON: () => { throw new Error('toJSON refused'); } };
+    expect(() => logger.info('getter', { hostile })).not.to.throw();
+    expect(() => logger.info('tojson', { badJson })).not.to.throw();
+    expect(() => logger.info('no prototype', { value: Object.create(null) as object })).not.to.throw();
+    const lines = parsed();
+    expect(lines[0]).to.include({ msg: 'getter' });
+    expect(lines[0]!.log_error).to.include('getter refused');
+    expect(lines[1]).to.include({ msg: 'tojson' });
+    expect(lines[1]!.log_error).to.include('toJSON refused');
+    expect(lines[2]).to.deep.include({ msg: 'no prototype', value: {} });
+  });
+
+  it('a child logger with BigInt or circular bindings never throws either', () => {
+    const { logger, parsed } = capture();
+    const loop: Record<string, unknown> = {};
+    loop.loop = loop;
+    const child = logger.child({ request_amount: 5n, loop });
+    expect(() => child.info('child')).not.to.throw();
+    expect(parsed()[0]).to.deep.include({ request_amount: '5', loop: { loop: '[Circular]' } });
+  });
+
+  it('a log call never throws when the destination itself fails', () => {
+    const logger = createJsonLogger({
+      write: () => {
+        throw new Error('EPIPE');
+      },
+    });
+    expect(() => logger.error('into the void', { n: 1n })).not.to.throw();
+  });
+
+  it('keeps one line per call: stacks and newlines stay inside JSON strings', () => {
+    const { logger, lines } = capture();
+    logger.error('multi', { text: 'a\nb', err: new Error('x') });
+    expect(lines).to.have.length(1);
+    expect(lines[0]).not.to.include('\n');
+  });
+});
+
+describe("knex's messages go through the backend's logger", () => {
+  it('an unreachable Postgres: the connection error and its stack are JSON lines, never plain text on stdout; no password', async () => {
+    const { logger, lines, parsed } = capture();
+    const port = await freePort();
+    const backend = await createWalletBackend({
+      publicApiUrl: TEST_PUBLIC_API_URL,
+      databaseUrl: `postgres://wallet:hunter2-not-logged@127.0.0.1:${port}/wallet`,
+      ...TEST_SECRETS,
+      logger,
+      schedulerEnabled: false,
+    });
+    const stdout: string[] = [];
+    const realWrite = process.stdout.write.bind(process.stdout);
+    const realLog = console.log;
+    process.stdout.write = ((chunk: string | Uint8Array) => {
+      stdout.push(String(chunk));
+      return true;
+    }) as typeof process.stdout.write;
+    console.log = (...args: unknown[]) => stdout.push(args.map(String).join(' '));
+    let failure: unknown;
+    try {
+      await backend.migrate().catch((err: unknown) => (failure = err));
+    } finally {
+      process.stdout.write = realWrite;
+      console.log = realLog;
+      await backend.close();
+    }
+    expect((failure as Error | undefined)?.message).to.include('ECONNREFUSED');
+    expect(stdout.join(''), 'nothing reaches stdout beside the logger').to.equal('');
+    const driver = parsed().filter((line) => line.msg === 'database driver warning');
+    expect(driver, lines.join('\n')).to.have.length.greaterThan(0);
+    expect(driver[0]).to.include({ level: 'warn', component: 'database' });
+    expect(driver[0]!.detail).to.match(/^Acquire connection error: .*ECONNREFUSED/);
+    expect(driver[0]!.stack).to.be.a('string');
+    expect(lines.join('\n')).not.to.include('hunter2');
+  });
+});
