@@ -70,6 +70,32 @@ describe('NIP-98: a correctly signed event of the wrong shape is refused', () =>
     });
   }
 
+  it('id, pubkey or sig as a one-element array of the right hex (RegExp.test would coerce it) → malformed event', () => {
+    const good = signedEvent();
+    expect(check(header({ ...good, id: [good.id] }))).to.deep.equal({ ok: false, reason: 'malformed event' });
+    // The id is made over the odd pubkey, so only the shape check refuses it.
+    expect(check(header(signedEvent({ pubkey: [PUBKEY] })))).to.deep.equal({ ok: false, reason: 'malformed event' });
+    expect(check(header({ ...good, sig: [good.sig] }))).to.deep.equal({ ok: false, reason: 'malformed event' });
+  });
+
+  it('id, pubkey or sig with one character too many, before or after → malformed event', () => {
+    const good = signedEvent();
+    for (const field of ['id', 'sig'] as const) {
+      for (const value of [`0${String(good[field])}`, `${String(good[field])}0`, `x${String(good[field])}`]) {
+        expect(check(header({ ...good, [field]: value })), `${field}=${value}`).to.deep.equal({ ok: false, reason: 'malformed event' });
+      }
+    }
+    for (const pubkey of [`0${PUBKEY}`, `${PUBKEY}0`, `x${PUBKEY}`]) {
+      expect(check(header(signedEvent({ pubkey }))), pubkey).to.deep.equal({ ok: false, reason: 'malformed event' });
+    }
+  });
+
+  it('the JSON value is not an object → malformed event', () => {
+    for (const json of ['null', '5', '"x"', 'true', '[]']) {
+      expect(check(`Nostr ${Buffer.from(json).toString('base64')}`), json).to.deep.equal({ ok: false, reason: 'malformed event' });
+    }
+  });
+
   it('a missing field → malformed event', () => {
     for (const field of ['id', 'pubkey', 'created_at', 'kind', 'tags', 'content', 'sig']) {
       const event = signedEvent();
@@ -120,6 +146,27 @@ describe('NIP-98: the header is exactly `Nostr <base64>`', () => {
       expect(check(value)).to.deep.equal({ ok: false, reason: 'not a Nostr authorization header' });
     });
   }
+});
+
+describe('NIP-98: each refusal names its reason', () => {
+  const at = (fields: Record<string, unknown>, overrides: Partial<Parameters<typeof verifyNip98>[0]> = {}) => check(header(signedEvent(fields)), overrides);
+
+  it('base64 of something that is not JSON', () => {
+    expect(check(`Nostr ${Buffer.from('{not json').toString('base64')}`)).to.deep.equal({ ok: false, reason: 'authorization is not base64 JSON' });
+  });
+  it('wrong kind, id, signature, window', () => {
+    expect(at({ kind: 1 })).to.deep.equal({ ok: false, reason: 'wrong kind' });
+    const good = signedEvent();
+    expect(check(header({ ...good, content: 'changed' }))).to.deep.equal({ ok: false, reason: 'event id does not match its content' });
+    expect(at({}, { now: new Date((NOW_SEC + 61) * 1000) })).to.deep.equal({ ok: false, reason: 'created_at outside the accepted window' });
+  });
+  it('url, method (wrong or missing tag), payload', () => {
+    expect(at({}, { url: `${URL}/x` })).to.deep.equal({ ok: false, reason: 'url does not match' });
+    expect(at({}, { method: 'GET' })).to.deep.equal({ ok: false, reason: 'method does not match' });
+    expect(at({ tags: [['u', URL]] })).to.deep.equal({ ok: false, reason: 'method does not match' });
+    expect(at({}, { body: new Uint8Array([1]) })).to.deep.equal({ ok: false, reason: 'payload tag required for a request with a body' });
+    expect(at({ tags: [...TAGS, ['payload', '00'.repeat(32)]] })).to.deep.equal({ ok: false, reason: 'payload does not match the body' });
+  });
 });
 
 describe('NIP-98: the header size limit (16384 characters, `Nostr ` included)', () => {

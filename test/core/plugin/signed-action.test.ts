@@ -91,11 +91,15 @@ eachDialect('signed actions: reusable by plugins with their own purpose', (diale
   function proofWith(key: NostrKey, tags: string[][], query = false): string {
     return key.event([['u', `${TEST_PUBLIC_API_URL}${APPROVE}${query ? '?mode=fast' : ''}`], ['method', 'POST'], ...tags], Math.floor(t.clock.now().getTime() / 1000));
   }
-  async function refused(path: string, proof: string, n: string): Promise<void> {
+  async function refused(path: string, proof: string, n: string, message?: string): Promise<void> {
     const res = await t.client.post(path, { proof, nonce: n });
     expect(res.status, JSON.stringify(res.body)).to.equal(401);
     expect(res.body.error.code).to.equal('signed_action_invalid');
+    if (message !== undefined) expect(res.body.error.message).to.equal(message);
   }
+  const FOR_PURPOSE = 'The signed proof is for another purpose.';
+  const FOR_NONCE = 'The signed proof does not carry this nonce.';
+  const FOR_REQUEST = 'The signed proof is bound to another request.';
 
   it('the descriptor binds the query: the literal known answer for ?mode=fast is accepted, the one without the query is not', async () => {
     // POST\n/api/v1/demo/items/42/approve\nmode=fast\n<sha256hex('')> and the same without the query, by sha256sum.
@@ -130,12 +134,15 @@ eachDialect('signed actions: reusable by plugins with their own purpose', (diale
     const key = new NostrKey();
     const n = await nonce();
     const descriptor = requestDescriptorHash({ method: 'POST', path: APPROVE });
-    await refused(APPROVE, proofWith(key, [['nonce', n], ['purpose', 'demo_action']]), n);
-    await refused(APPROVE, proofWith(key, [['nonce', n], ['purpose', 'demo_action'], ['descriptor']]), n);
-    await refused(APPROVE, proofWith(key, [['purpose', 'demo_action'], ['descriptor', descriptor]]), n);
-    await refused(APPROVE, proofWith(key, [['nonce'], ['purpose', 'demo_action'], ['descriptor', descriptor]]), n);
-    await refused(APPROVE, proofWith(key, [['nonce', n], ['descriptor', descriptor]]), n);
-    await refused(APPROVE, proofWith(key, [['nonce', n], ['purpose'], ['descriptor', descriptor]]), n);
+    await refused(APPROVE, proofWith(key, [['nonce', n], ['purpose', 'demo_action']]), n, FOR_REQUEST);
+    await refused(APPROVE, proofWith(key, [['nonce', n], ['purpose', 'demo_action'], ['descriptor']]), n, FOR_REQUEST);
+    await refused(APPROVE, proofWith(key, [['purpose', 'demo_action'], ['descriptor', descriptor]]), n, FOR_NONCE);
+    await refused(APPROVE, proofWith(key, [['nonce'], ['purpose', 'demo_action'], ['descriptor', descriptor]]), n, FOR_NONCE);
+    await refused(APPROVE, proofWith(key, [['nonce', n], ['descriptor', descriptor]]), n, FOR_PURPOSE);
+    await refused(APPROVE, proofWith(key, [['nonce', n], ['purpose'], ['descriptor', descriptor]]), n, FOR_PURPOSE);
+    // A proof NIP-98 itself refuses names NIP-98's reason.
+    await refused(APPROVE, key.event([['method', 'POST'], ['nonce', n], ['purpose', 'demo_action'], ['descriptor', descriptor]], Math.floor(t.clock.now().getTime() / 1000)), n,
+      'The signed proof is invalid: url does not match.');
     expect((await t.client.post(APPROVE, { proof: proofWith(key, [['nonce', n], ['purpose', 'demo_action'], ['descriptor', descriptor]]), nonce: n })).status).to.equal(200);
   });
 
