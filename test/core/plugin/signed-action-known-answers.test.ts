@@ -85,6 +85,8 @@ describe('signed actions: request descriptor known answers', () => {
     expect(doc).to.include(`\`${LINK}\``);
     // The doc's canonical text (the fenced block without its final newline) hashes to the doc's value.
     expect(sha256hex(`POST\n/api/v1/auth/nostr/link\n\n${EMPTY_SHA256}`)).to.equal(LINK);
+    // The doc's table of further known answers prints these same values.
+    for (const value of [REGISTER, WITH_QUERY, WITHOUT_QUERY, BODY_SHA256, WITH_BODY]) expect(doc).to.include(`\`${value}\``);
   });
 });
 
