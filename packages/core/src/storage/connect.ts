@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import { createJsonLogger, type Logger } from '../logger/index.js';
+import { BootError } from '../plugin/index.js';
 import { dialectFor, type Dialect, type DialectKind } from './dialect.js';
 
 export interface DatabaseTarget {
@@ -109,5 +110,17 @@ export function knexLog(logger: Logger, ignore: (message: unknown) => boolean = 
 /** A knex instance for DATABASE_URL; knex's own messages go to `logger` (JSON lines on stdout by default). */
 export function connect(databaseUrl: string, poolMax?: number, logger?: Logger): Connection {
   const target = parseDatabaseUrl(databaseUrl, poolMax, logger);
-  return { knex: knexFactory(target.knexConfig), dialect: dialectFor(target.kind), description: target.description };
+  let knex: Knex;
+  try {
+    knex = knexFactory(target.knexConfig);
+  } catch (err) {
+    // knex loads the driver only for the dialect in use; the drivers are optional peer
+    // dependencies, so a host that installed only the other one lands here.
+    const driver = target.knexConfig.client as string;
+    if (err instanceof Error && err.message.includes(`Cannot find module '${driver}'`)) {
+      throw new BootError([`DATABASE_URL is a ${target.kind} database (${target.description}) but its driver is not installed: run \`npm install ${driver}\``]);
+    }
+    throw err;
+  }
+  return { knex, dialect: dialectFor(target.kind), description: target.description };
 }
