@@ -11,3 +11,4 @@ export * from './fakes.js';
 export * from './admin.js';
 export * from './cli.js';
 export * from './hostile-arbitraries.js';
+export * from './identity.js';

@@ -1,6 +1,8 @@
 import { expect } from 'chai';
 import {
   BtcKey,
+  extensionWallet,
+  websiteLogin,
   eachDialect,
   extensionBody,
   GrinKey,
@@ -13,25 +15,6 @@ import {
   type TestBackend,
 } from '../../harness/index.js';
 
-const ORIGIN = 'https://shop.example';
-
-interface Wallet {
-  userId: string;
-  token: string;
-}
-
-/** A wallet registered through the extension login (its BTC key is its identity). */
-async function wallet(t: TestBackend, btc = new BtcKey()): Promise<Wallet> {
-  const res = await t.client.post('/api/v1/auth/extension', extensionBody(btc, t.clock.now()));
-  expect(res.status).to.equal(200);
-  return { userId: res.body.user_id, token: res.body.access_token };
-}
-
-async function websiteLogin(t: TestBackend, key: SigningKey): Promise<{ status: number; body: any }> {
-  const issued = await t.client.post('/api/v1/auth/website/challenge', { origin: ORIGIN });
-  return t.client.post('/api/v1/auth/website/verify', { challenge_id: issued.body.challenge_id, asset: key.asset, public_key: key.publicKey, signature: key.sign(issued.body.challenge) });
-}
-
 async function provenRows(t: TestBackend, asset: string): Promise<Array<{ user_id: string }>> {
   return t.backend.db.knex('user_keys').where({ asset }).whereNotNull('proven_at').select('user_id', 'public_key');
 }
@@ -43,8 +26,8 @@ eachDialect('identity: key ownership (no account is resolved through a key it ha
 
   it('every asset: a squatter registering the victim key is harmless, and the victim logs in as the victim', async () => {
     for (const key of signingKeysOfEveryAsset()) {
-      const victim = await wallet(t);
-      const squatter = await wallet(t);
+      const victim = await extensionWallet(t);
+      const squatter = await extensionWallet(t);
       const proven = await t.client.post('/api/v1/keys', provenKeyBody(key, victim.userId), { token: victim.token });
       expect(proven.status, label(key)).to.equal(200);
       expect(proven.body.proven, label(key)).to.equal(true);
@@ -71,7 +54,7 @@ eachDialect('identity: key ownership (no account is resolved through a key it ha
 
   it('every asset: a key registered first by a squatter resolves nobody until its holder proves it', async () => {
     for (const key of signingKeysOfEveryAsset()) {
-      const squatter = await wallet(t);
+      const squatter = await extensionWallet(t);
       expect((await t.client.post('/api/v1/keys', { asset: key.asset, public_key: key.publicKey }, { token: squatter.token })).status).to.equal(200);
       const before = await websiteLogin(t, key);
       expect(before.status, label(key)).to.equal(401);
@@ -80,7 +63,7 @@ eachDialect('identity: key ownership (no account is resolved through a key it ha
         const owner = await t.client.get(`/api/v1/wallet/grin/address/${key.publicKey}/user`, { token: squatter.token });
         expect(owner.body.registered, label(key)).to.equal(false);
       }
-      const holder = await wallet(t);
+      const holder = await extensionWallet(t);
       expect((await t.client.post('/api/v1/keys', provenKeyBody(key, holder.userId), { token: holder.token })).status).to.equal(200);
       expect((await websiteLogin(t, key)).body.user_id, label(key)).to.equal(holder.userId);
     }
@@ -98,7 +81,7 @@ eachDialect('identity: key ownership (no account is resolved through a key it ha
       keys: [{ asset: 'btc', public_key: victimKey.publicKeyHex }],
     });
     expect(registered.status).to.equal(200);
-    const victim = await wallet(t, victimKey);
+    const victim = await extensionWallet(t, victimKey);
     expect(victim.userId).to.not.equal(registered.body.user_id);
     const login = await websiteLogin(t, { asset: 'btc', publicKey: victimKey.publicKeyHex, sign: (m) => victimKey.signMessage(m) });
     expect(login.body.user_id).to.equal(victim.userId);
@@ -107,8 +90,8 @@ eachDialect('identity: key ownership (no account is resolved through a key it ha
   it('the key holder moves a proof between its own accounts; the old account keeps an unproven row', async () => {
     const grin = new GrinKey();
     const key: SigningKey = { asset: 'grin', publicKey: grin.slatepackAddress, sign: (m) => grin.sign(m) };
-    const first = await wallet(t);
-    const second = await wallet(t);
+    const first = await extensionWallet(t);
+    const second = await extensionWallet(t);
     await t.client.post('/api/v1/keys', provenKeyBody(key, first.userId), { token: first.token });
     expect((await websiteLogin(t, key)).body.user_id).to.equal(first.userId);
     await t.client.post('/api/v1/keys', provenKeyBody(key, second.userId), { token: second.token });
@@ -121,7 +104,7 @@ eachDialect('identity: key ownership (no account is resolved through a key it ha
   });
 
   it('a proof belongs to the value: an unproven re-submission keeps it, a different value drops it', async () => {
-    const me = await wallet(t);
+    const me = await extensionWallet(t);
     const grin = new GrinKey();
     const key: SigningKey = { asset: 'grin', publicKey: grin.publicKeyHex, sign: (m) => grin.sign(m) };
     await t.client.post('/api/v1/keys', provenKeyBody(key, me.userId), { token: me.token });
@@ -133,7 +116,7 @@ eachDialect('identity: key ownership (no account is resolved through a key it ha
   });
 
   it('refuses a proof by another key, for another account, asset or service, or malformed; nothing changes', async () => {
-    const me = await wallet(t);
+    const me = await extensionWallet(t);
     const grin = new GrinKey();
     const stranger = new GrinKey();
     const ltc = new BtcKey();
@@ -159,7 +142,7 @@ eachDialect('identity: key ownership (no account is resolved through a key it ha
   it('concurrent proofs of one key by several accounts: never a 5xx, exactly one proven holder', async () => {
     const grin = new GrinKey();
     const key: SigningKey = { asset: 'grin', publicKey: grin.publicKeyHex, sign: (m) => grin.sign(m) };
-    const wallets = await Promise.all(Array.from({ length: 8 }, () => wallet(t)));
+    const wallets = await Promise.all(Array.from({ length: 8 }, () => extensionWallet(t)));
     const results = await Promise.all(wallets.map((w) => t.client.post('/api/v1/keys', provenKeyBody(key, w.userId), { token: w.token })));
     for (const res of results) expect([200, 409]).to.include(res.status);
     const holders = await provenRows(t, 'grin');
@@ -171,7 +154,7 @@ eachDialect('identity: key ownership (no account is resolved through a key it ha
 
   it('uncompressed BTC/LTC keys (headers 27–30) log in and register; the header must name the key encoding', async () => {
     const btc = new BtcKey();
-    const me = await wallet(t, btc);
+    const me = await extensionWallet(t, btc);
     const legacy: SigningKey = { asset: 'btc', publicKey: btc.uncompressedHex, sign: (m) => btc.signMessage(m, 'btc', { uncompressed: true }) };
     const login = await websiteLogin(t, legacy);
     expect(login.status).to.equal(200);
@@ -196,8 +179,8 @@ eachDialect('identity: key ownership (no account is resolved through a key it ha
 
   it('migration 006: rows written before it (squats included) start unproven and resolve nobody', async () => {
     const { knex } = t.backend.db;
-    const victim = await wallet(t);
-    const squatter = await wallet(t);
+    const victim = await extensionWallet(t);
+    const squatter = await extensionWallet(t);
     // Put the database back to before 006, as an existing deployment is.
     await knex.raw('DROP INDEX user_keys_proven_key');
     await knex.schema.alterTable('user_keys', (table) => table.dropColumn('proven_at'));

@@ -1,24 +1,12 @@
 import { expect } from 'chai';
-import { BtcKey, eachDialect, extensionBody, GrinKey, provenKeyBody, useTestBackend, type SigningKey, type TestBackend } from '../../harness/index.js';
-
-async function wallet(t: TestBackend, btc = new BtcKey()): Promise<{ userId: string; token: string }> {
-  const res = await t.client.post('/api/v1/auth/extension', extensionBody(btc, t.clock.now()));
-  expect(res.status).to.equal(200);
-  return { userId: res.body.user_id, token: res.body.access_token };
-}
-
-async function websiteLogin(t: TestBackend, key: SigningKey, origin = 'https://shop.example'): Promise<{ status: number; body: any }> {
-  const issued = await t.client.post('/api/v1/auth/website/challenge', { origin });
-  expect(issued.status, origin).to.equal(200);
-  return t.client.post('/api/v1/auth/website/verify', { challenge_id: issued.body.challenge_id, asset: key.asset, public_key: key.publicKey, signature: key.sign(issued.body.challenge) });
-}
+import { BtcKey, eachDialect, extensionWallet, websiteLogin, GrinKey, provenKeyBody, useTestBackend, type SigningKey } from '../../harness/index.js';
 
 eachDialect('identity: which account a website login resolves', (dialect) => {
   const t = useTestBackend(dialect);
 
   it('btc resolves through the identity itself, even when its key row carries no proof (rows from before migration 006)', async () => {
     const btc = new BtcKey();
-    const me = await wallet(t, btc);
+    const me = await extensionWallet(t, btc);
     await t.backend.db.knex('user_keys').where({ user_id: me.userId }).update({ proven_at: null });
     const login = await websiteLogin(t, { asset: 'btc', publicKey: btc.publicKeyHex, sign: (m) => btc.signMessage(m) });
     expect(login.status).to.equal(200);
@@ -27,8 +15,8 @@ eachDialect('identity: which account a website login resolves', (dialect) => {
 
   it('ltc resolves through the account that proved the LTC key, never through a BTC identity of the same key', async () => {
     const shared = new BtcKey();
-    const btcHolder = await wallet(t, shared);
-    const ltcHolder = await wallet(t);
+    const btcHolder = await extensionWallet(t, shared);
+    const ltcHolder = await extensionWallet(t);
     const ltc: SigningKey = { asset: 'ltc', publicKey: shared.publicKeyHex, sign: (m) => shared.signMessage(m, 'ltc') };
     expect((await t.client.post('/api/v1/keys', provenKeyBody(ltc, ltcHolder.userId), { token: ltcHolder.token })).status).to.equal(200);
     const login = await websiteLogin(t, ltc);
@@ -38,7 +26,7 @@ eachDialect('identity: which account a website login resolves', (dialect) => {
 
   it('a grin key in upper-case hex finds the proven (lower-case) row', async () => {
     const grin = new GrinKey();
-    const me = await wallet(t);
+    const me = await extensionWallet(t);
     await t.client.post('/api/v1/keys', provenKeyBody({ asset: 'grin', publicKey: grin.publicKeyHex, sign: (m) => grin.sign(m) }, me.userId), { token: me.token });
     const login = await websiteLogin(t, { asset: 'grin', publicKey: grin.publicKeyHex.toUpperCase(), sign: (m) => grin.sign(m) });
     expect(login.status).to.equal(200);
