@@ -33,7 +33,7 @@ import { LeaseRepository, Scheduler } from './scheduler/index.js';
 import { systemPlugin } from './system/index.js';
 import { UserRepository } from './users/index.js';
 import { AdminKeyStore, AdminService, AdminSessionStore, adminPlugin, AuditChain, OperatorSettings, SetupLatch, SetupService } from './admin/index.js';
-import { connect, createDatabase, runMigrations, type Database } from './storage/index.js';
+import { connect, createDatabase, ledgerIdOf, runMigrations, type Database } from './storage/index.js';
 
 /** Settings plus what cannot come from the environment: plugins and injected services. */
 export interface WalletBackendConfig extends SettingsInput {
@@ -116,7 +116,7 @@ export async function createWalletBackend(config: WalletBackendConfig): Promise<
     systemPlugin({
       openapi,
       capabilities: () => capabilityRegistry.assemble(),
-      expectedMigrations: () => allPlugins.flatMap((plugin) => (plugin.migrations ?? []).map((migration) => `${plugin.name}/${migration.id}`)),
+      expectedMigrations: () => allPlugins.flatMap((plugin) => (plugin.migrations ?? []).map((migration) => ledgerIdOf(plugin.name, migration))),
     }),
     sessionsPlugin(),
     challengesPlugin(),

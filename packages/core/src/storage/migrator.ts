@@ -13,6 +13,11 @@ export interface Migration {
   up(trx: Knex.Transaction, dialect: Dialect): Promise<void>;
 }
 
+/** The id a migration is recorded under in the ledger: `<owner>/<id>`, e.g. `core/001_core_schema`. */
+export function ledgerIdOf(owner: string, migration: Pick<Migration, 'id'>): string {
+  return `${owner}/${migration.id}`;
+}
+
 export interface MigrationSet {
   /** The plugin name (`core` for core); namespaces the ids. */
   owner: string;
@@ -29,7 +34,7 @@ export function checkMigrationSets(sets: readonly MigrationSet[]): string[] {
   for (const set of sets) {
     let previous = '';
     for (const migration of set.migrations) {
-      const ledgerId = `${set.owner}/${migration.id}`;
+      const ledgerId = ledgerIdOf(set.owner, migration);
       if (!ID_FORMAT.test(migration.id)) problems.push(`migration ${ledgerId}: id must look like 001_slug`);
       if (seen.has(ledgerId)) problems.push(`migration ${ledgerId}: id declared twice`);
       else if (migration.id <= previous) problems.push(`migration ${ledgerId}: ids must increase (after ${set.owner}/${previous})`);
@@ -65,7 +70,7 @@ export async function runMigrations(
     const done = new Set((await trx(LEDGER_TABLE).select('id')).map((row: { id: string }) => row.id));
     for (const set of sets) {
       for (const migration of set.migrations) {
-        const ledgerId = `${set.owner}/${migration.id}`;
+        const ledgerId = ledgerIdOf(set.owner, migration);
         if (done.has(ledgerId)) continue;
         await migration.up(trx, dialect);
         await trx(LEDGER_TABLE).insert({ id: ledgerId, owner: set.owner, applied_at: dialect.time(clock.now()) });
