@@ -28,6 +28,7 @@ const SETTING_KINDS = {
   bodyLimitBytes: 'int',
   rateLimitWindowSec: 'int',
   rateLimitMax: 'int',
+  rateLimitStorage: 'string',
   upstreamTimeoutMs: 'int',
   chainNetwork: 'string',
   restoreIpThreshold: 'int',

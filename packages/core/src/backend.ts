@@ -16,9 +16,9 @@ import { HookRegistry } from './hooks/index.js';
 import { identityPlugin, RegistrationGates } from './identity/index.js';
 import {
   buildOpenApiDocument,
+  chooseRateLimitStore,
   createClientIpResolver,
   fullPath,
-  MemoryRateLimitStore,
   OPENAPI_VERSION,
   requestBoundary,
   routeMiddleware,
@@ -159,6 +159,7 @@ export async function createWalletBackend(config: WalletBackendConfig): Promise<
   const challenges = new ChallengeStore(db, clock, settings.challengeTtlSec);
   const signedActions = new SignedActionVerifier(settings.publicApiUrl, challenges, clock);
   const scheduler = new Scheduler(new LeaseRepository(db), clock, logger.child({ component: 'scheduler' }));
+  const limiterStore = rateLimitStore ?? chooseRateLimitStore(settings, db, scheduler, clock);
   const chains = new ChainRegistry();
   const hooks = new HookRegistry();
   const users = new UserRepository(db, clock);
@@ -248,7 +249,7 @@ export async function createWalletBackend(config: WalletBackendConfig): Promise<
     resolveClientIp,
     bodyLimitBytes: settings.bodyLimitBytes,
     limiter: {
-      store: rateLimitStore ?? new MemoryRateLimitStore(),
+      store: limiterStore,
       windowMs: settings.rateLimitWindowSec * 1000,
       max: settings.rateLimitMax,
       keyOf: (ip) => `ip:${peppers.hashIp(ip)}`,

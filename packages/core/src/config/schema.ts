@@ -73,6 +73,11 @@ export const settingsSchema = v.strictObject({
   /** The unauthenticated-surface limiter: at most `rateLimitMax` requests per client IP per window. */
   rateLimitWindowSec: v.optional(intInRange(1, DAY_SEC), 60),
   rateLimitMax: v.optional(intInRange(1, 1_000_000), 120),
+  /**
+   * Where the limiter counts: `memory` (one process) or `database` (the backend's own database,
+   * shared by every process on it: several processes behind one load balancer).
+   */
+  rateLimitStorage: v.optional(v.picklist(['memory', 'database'], 'must be memory or database'), 'memory'),
   /** Bound on any single upstream call (chain nodes, price feed, payment processor). */
   upstreamTimeoutMs: v.optional(intInRange(100, 120_000), 5_000),
   /**

@@ -5,6 +5,7 @@ import { registrationGatesSchema } from './003_registration_gates.js';
 import { priceCacheSchema } from './004_price_cache.js';
 import { operatorAdminSchema } from './005_operator_admin.js';
 import { keyProofsSchema } from './006_key_proofs.js';
+import { rateLimitWindowsSchema } from './007_rate_limit_windows.js';
 
 /** Core's migrations, in order. Forward-only and additive: append, never edit or remove. */
-export const coreMigrations: readonly Migration[] = [coreSchema, identityDirectorySchema, registrationGatesSchema, priceCacheSchema, operatorAdminSchema, keyProofsSchema];
+export const coreMigrations: readonly Migration[] = [coreSchema, identityDirectorySchema, registrationGatesSchema, priceCacheSchema, operatorAdminSchema, keyProofsSchema, rateLimitWindowsSchema];
