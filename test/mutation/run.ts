@@ -6,6 +6,8 @@
  *                              of targets.ts. A file outside targets.ts needs --spec.
  *   --since <git-ref>          only the files of targets.ts changed since <git-ref> (for CI)
  *   --spec <glob>[,<glob>…]    spec files to load instead of the ones targets.ts lists
+ *   --summary <file>           where to write the summary (default reports/mutation/summary.md;
+ *                              give two runs side by side each their own)
  *   --ignore-static            skip static mutants (module-level code: each needs a fresh
  *                              process and every spec of the target); reported as ignored
  *   --concurrency <n>          Stryker test runners (default 1: the machine is shared)
@@ -68,9 +70,10 @@ function fail(message: string): never {
   process.exit(1);
 }
 
-function parseArgs(argv: string[]): { files: string[]; since?: string; spec?: string[]; concurrency: number; threshold: number; ignoreStatic: boolean } {
+function parseArgs(argv: string[]): { files: string[]; since?: string; spec?: string[]; summary?: string; concurrency: number; threshold: number; ignoreStatic: boolean } {
   const files: string[] = [];
   let since: string | undefined;
+  let summary: string | undefined;
   let spec: string[] | undefined;
   let concurrency = 1;
   let ignoreStatic = false;
@@ -84,6 +87,7 @@ function parseArgs(argv: string[]): { files: string[]; since?: string; spec?: st
     if (arg === '--mutate' || arg === '-m') files.push(...list(argv[++i], arg));
     else if (arg === '--spec') spec = list(argv[++i], arg);
     else if (arg === '--since') since = list(argv[++i], arg)[0];
+    else if (arg === '--summary') summary = list(argv[++i], arg)[0];
     else if (arg === '--ignore-static') ignoreStatic = true;
     else if (arg === '--concurrency') concurrency = Number(argv[++i]);
     else if (arg === '--threshold') threshold = Number(argv[++i]);
@@ -93,7 +97,7 @@ function parseArgs(argv: string[]): { files: string[]; since?: string; spec?: st
   if (!Number.isInteger(concurrency) || concurrency < 1) fail('--concurrency must be a positive integer');
   if (!Number.isFinite(threshold) || threshold < 0 || threshold > 100) fail('--threshold must be 0..100');
   if (since !== undefined && files.length > 0) fail('--since picks the files itself: give no files with it');
-  return { files, since, spec, concurrency, threshold, ignoreStatic };
+  return { files, since, spec, summary, concurrency, threshold, ignoreStatic };
 }
 
 /** `dir/*.ts` or a plain path, relative to the root; only the last segment may hold a `*`. */
@@ -261,7 +265,26 @@ function main(): void {
   checkClean('before the run');
   const equivalents = loadEquivalents();
   mkdirSync(REPORTS, { recursive: true });
+  const summaryFile = args.summary ?? join(REPORTS, 'summary.md');
   const results: Result[] = [];
+  // Rewritten after every file, so a long run can be read (and its survivors worked on) while it goes on.
+  const writeSummary = (): string => {
+    const lines = [
+      `# Mutation testing, ${new Date().toISOString()}`,
+      '',
+      `Threshold ${args.threshold}% per file; "score" leaves out the survivors listed in test/mutation/equivalent-mutants.json.`,
+      '',
+      table(results, args.threshold),
+      '',
+    ];
+    for (const r of results) {
+      if (r.survivors.length === 0 && r.problems.length === 0) continue;
+      lines.push(`## ${r.file}`, '', ...r.problems.map((p) => `- PROBLEM: ${p}`), ...r.survivors.map((s) => `- ${s}`), '');
+    }
+    const summary = lines.join('\n');
+    writeFileSync(summaryFile, summary);
+    return summary;
+  };
   for (const file of files) {
     const spec = args.spec ?? TARGETS.find((t) => matches(file, t.mutate))?.spec;
     if (spec === undefined) fail(`${file} is not in test/mutation/targets.ts: name its specs with --spec`);
@@ -271,26 +294,12 @@ function main(): void {
     checkClean(`after mutating ${file}`);
     if (!existsSync(jsonFile)) {
       results.push({ ...summarise(file, { files: {} }, [], seconds), problems: ['Stryker wrote no report (see its output above)'] });
-      continue;
+    } else {
+      results.push(summarise(file, JSON.parse(readFileSync(jsonFile, 'utf8')) as Report, equivalents, seconds));
     }
-    results.push(summarise(file, JSON.parse(readFileSync(jsonFile, 'utf8')) as Report, equivalents, seconds));
+    writeSummary();
   }
-
-  const lines = [
-    `# Mutation testing, ${new Date().toISOString()}`,
-    '',
-    `Threshold ${args.threshold}% per file; "score" leaves out the survivors listed in test/mutation/equivalent-mutants.json.`,
-    '',
-    table(results, args.threshold),
-    '',
-  ];
-  for (const r of results) {
-    if (r.survivors.length === 0 && r.problems.length === 0) continue;
-    lines.push(`## ${r.file}`, '', ...r.problems.map((p) => `- PROBLEM: ${p}`), ...r.survivors.map((s) => `- ${s}`), '');
-  }
-  const summary = lines.join('\n');
-  writeFileSync(join(REPORTS, 'summary.md'), summary);
-  console.log(`\n${summary}\n(also in ${relative(ROOT, join(REPORTS, 'summary.md'))}; HTML reports next to it)`);
+  console.log(`\n${writeSummary()}\n(also in ${relative(ROOT, summaryFile)}; HTML reports next to it)`);
   const failed = results.filter((r) => r.score < args.threshold || r.problems.length > 0);
   if (failed.length > 0) fail(`${failed.length} of ${results.length} files below ${args.threshold}% or with problems: ${failed.map((r) => r.file).join(', ')}`);
 }
