@@ -70,7 +70,7 @@ export class SignedActionVerifier {
   ) {}
 
   async verify(input: SignedActionInput): Promise<SignedAction> {
-    const method = (input.method ?? 'POST').toUpperCase();
+    const method = input.method ?? 'POST'; // NIP-98 and the descriptor hash both compare methods case-insensitively
     const fullPath = `${API_PREFIX}${input.path}`;
     const query = input.query ?? '';
     const token = input.token.replace(/^Nostr\s+/, '');
