@@ -231,6 +231,28 @@ describe('message signatures: signature text and address edges', () => {
     expect(verifyMessageSignature(bech32m.encode('bc', [0, ...bech32m.toWords(hash160(COMPRESSED))]), message, withHeader(39, rs), MAINNET)).to.equal(false);
   });
 
+  it('a bech32 string whose human-readable part only starts with "bc1" (here "bc1q") is not a mainnet address', () => {
+    // bech32 splits at the LAST "1", and "1" may appear in the human-readable part: this string
+    // starts with "bc1" and carries this key's hash as a v0 program, under the prefix "bc1q".
+    const lookalike = bech32.encode('bc1q', [0, ...bech32.toWords(hash160(COMPRESSED))]);
+    expect(lookalike.startsWith('bc1q1')).to.equal(true);
+    for (const header of [31, 39]) expect(verifyMessageSignature(lookalike, message, withHeader(header, rs), MAINNET), `header ${header}`).to.equal(false);
+  });
+
+  it('segwit addresses committing to the UNCOMPRESSED key never verify: headers 27–30 are P2PKH only', () => {
+    // Non-standard but constructible: programs over hash160(uncompressed key). A signature with
+    // an uncompressed header recovers exactly that key, so only the header rule refuses it.
+    const uncompressedHash = hash160(UNCOMPRESSED);
+    const p2wpkh = bech32.encode('bc', [0, ...bech32.toWords(uncompressedHash)]);
+    const p2sh = b58.encode(Uint8Array.of(0x05, ...hash160(Uint8Array.of(0x00, 0x14, ...uncompressedHash))));
+    const uncompressedSignature = withHeader(27, rs);
+    expect(recoverMessageSigner(message, uncompressedSignature, MAINNET)?.publicKey).to.deep.equal(UNCOMPRESSED);
+    expect(verifyMessageSignature(P2PKH_UNCOMPRESSED, message, uncompressedSignature, MAINNET)).to.equal(true);
+    for (const addr of [p2wpkh, p2sh]) {
+      for (const header of [27, 31, 35, 39]) expect(verifyMessageSignature(addr, message, withHeader(header, rs), MAINNET), `${addr} header ${header}`).to.equal(false);
+    }
+  });
+
   it("another network's version bytes are refused on mainnet, and accepted on their own network", () => {
     const testnetP2sh = address.p2wpkhP2sh(COMPRESSED, 0xc4);
     const testnetP2pkh = address.p2pkh(COMPRESSED, 0x6f);

@@ -16,6 +16,7 @@
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { ripemd160 } from '@noble/hashes/legacy.js';
 import { sha256 } from '@noble/hashes/sha2.js';
+import { equalBytes } from '@noble/curves/utils.js';
 import { concatBytes, utf8ToBytes } from '@noble/hashes/utils.js';
 import { base58check, bech32 } from '@scure/base';
 
@@ -90,16 +91,16 @@ function addressHashOf(type: MessageAddressType, publicKey: Uint8Array): Uint8Ar
   return type === 'p2wpkh-p2sh' ? hash160(concatBytes(Uint8Array.of(0x00, 0x14), keyHash)) : keyHash;
 }
 
+/**
+ * The address types a header byte names. `header` is 27–42 (recoverMessageSigner refuses the
+ * rest). Headers 27–30 name an uncompressed key, which only P2PKH can commit to: segwit
+ * programs hash the compressed key.
+ */
 function headerAllows(header: number, type: MessageAddressType): boolean {
-  if (header >= 27 && header <= 30) return type === 'p2pkh';
-  if (header >= 31 && header <= 34) return true;
-  if (header >= 35 && header <= 38) return type === 'p2wpkh-p2sh';
-  if (header >= 39 && header <= 42) return type === 'p2wpkh';
-  return false;
-}
-
-function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
-  return a.length === b.length && a.every((byte, i) => byte === b[i]);
+  if (header <= 30) return type === 'p2pkh';
+  if (header <= 34) return true;
+  if (header <= 38) return type === 'p2wpkh-p2sh';
+  return type === 'p2wpkh';
 }
 
 /**
@@ -131,6 +132,5 @@ export function verifyMessageSignature(address: string, message: Uint8Array, sig
   if (decoded === null || !network.verifiableTypes.includes(decoded.type)) return false;
   const signer = recoverMessageSigner(message, signature, network);
   if (signer === null || !headerAllows(signer.header, decoded.type)) return false;
-  if (decoded.type !== 'p2pkh' && signer.publicKey.length !== 33) return false;
   return equalBytes(addressHashOf(decoded.type, signer.publicKey), decoded.hash);
 }
