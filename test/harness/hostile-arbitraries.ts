@@ -43,6 +43,17 @@ export interface FuzzContext {
   hints?: Record<string, string>;
 }
 
+/** `schema` with every `#/components/schemas/…` reference replaced by its target (named schemas are $ref'd). */
+function inlineRefs(document: Json, schema: unknown): any {
+  if (Array.isArray(schema)) return schema.map((item) => inlineRefs(document, item));
+  if (schema === null || typeof schema !== 'object') return schema;
+  const ref = (schema as Json).$ref;
+  if (typeof ref === 'string' && ref.startsWith('#/components/schemas/')) {
+    return inlineRefs(document, document.components.schemas[ref.slice('#/components/schemas/'.length)]);
+  }
+  return Object.fromEntries(Object.entries(schema).map(([key, value]) => [key, inlineRefs(document, value)]));
+}
+
 /** Every operation of an OpenAPI document, with `auth` from its security (or `admin` for admin paths). */
 export function operationsOf(document: Json, options: { admin?: boolean } = {}): FuzzOperation[] {
   const operations: FuzzOperation[] = [];
@@ -57,7 +68,7 @@ export function operationsOf(document: Json, options: { admin?: boolean } = {}):
         auth: options.admin && !publicAdmin ? 'admin' : bearer ? 'bearer' : 'none',
         pathParams: parameters.filter((p) => p.in === 'path').map((p) => ({ name: p.name, schema: p.schema ?? {} })),
         queryParams: parameters.filter((p) => p.in === 'query').map((p) => ({ name: p.name, schema: p.schema ?? {} })),
-        ...(operation.requestBody ? { body: operation.requestBody.content?.['application/json']?.schema ?? {} } : {}),
+        ...(operation.requestBody ? { body: inlineRefs(document, operation.requestBody.content?.['application/json']?.schema ?? {}) } : {}),
       });
     }
   }
