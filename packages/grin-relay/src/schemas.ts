@@ -26,14 +26,14 @@ export const createRequest = v.strictObject({
   slatepack,
   amount_nanogrin: amountNanogrin,
 });
-export const slateIdRequest = v.strictObject({ slate_id: uuid('slate_id') });
+export const slateIdRequest = v.pipe(v.strictObject({ slate_id: uuid('slate_id') }), v.title('GrinRelaySlateIdRequest'));
 export const respondRequest = v.strictObject({ slate_id: uuid('slate_id'), response_slatepack: slatepack });
 export const finalizeRequest = v.strictObject({
   slate_id: uuid('slate_id'),
   tx_hash: v.pipe(v.string('must be a string'), v.regex(/^[0-9a-fA-F]{64}$/, 'must be the 64-hex transaction hash')),
 });
 
-export const relayEntryResponse = v.object({
+export const relayEntryResponse = v.pipe(v.object({
   slate_id: v.string(),
   sender_user_id: v.nullable(v.string()),
   recipient_user_id: v.nullable(v.string()),
@@ -45,5 +45,5 @@ export const relayEntryResponse = v.object({
   created_at: v.string(),
   updated_at: v.string(),
   expires_at: v.string(),
-});
+}), v.title('GrinRelayEntry'));
 export const pendingResponse = v.object({ relays: v.array(relayEntryResponse) });

@@ -16,7 +16,7 @@ export const refreshTokenRequest = v.object({ refresh_token: jwt });
  */
 export const logoutRequest = v.object({ refresh_token: v.pipe(v.string('must be a string'), v.maxLength(4096, 'is too long')) });
 
-export const authResponse = v.object({
+export const authResponse = v.pipe(v.object({
   access_token: v.string(),
   refresh_token: v.string(),
   token_type: v.literal('Bearer'),
@@ -24,15 +24,15 @@ export const authResponse = v.object({
   refresh_expires_in: v.number(),
   user_id: v.pipe(v.string(), v.uuid()),
   platform: v.picklist(['extension', 'web', 'nostr']),
-});
+}), v.title('AuthResponse'));
 
-export const logoutResponse = v.object({ ok: v.literal(true) });
+export const logoutResponse = v.pipe(v.object({ ok: v.literal(true) }), v.title('OkResponse'));
 
-export const userInfo = v.object({
+export const userInfo = v.pipe(v.object({
   id: v.pipe(v.string(), v.uuid()),
   username: v.nullable(v.string()),
   nostr_pubkey: v.nullable(v.string()),
   premium_until: v.nullable(v.pipe(v.string(), v.isoTimestamp())),
   premium_active: v.boolean(),
   created_at: v.pipe(v.string(), v.isoTimestamp()),
-});
+}), v.title('UserInfo'));

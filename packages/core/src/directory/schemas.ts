@@ -11,13 +11,13 @@ export const submittedKey = v.strictObject({
   public_spend_key: v.optional(v.nullable(v.pipe(v.string('must be a string'), v.regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex characters')))),
 });
 
-export const userKeyInfo = v.object({
+export const userKeyInfo = v.pipe(v.object({
   asset: assetSchema,
   key_type: v.picklist(KEY_TYPES),
   public_key: v.string(),
   public_spend_key: v.nullable(v.string()),
   proven: v.boolean(),
-});
+}), v.title('UserKeyInfo'));
 
 export const userKeysResponse = v.object({ user_id: v.pipe(v.string(), v.uuid()), keys: v.array(userKeyInfo) });
 
@@ -45,4 +45,4 @@ export const grinAddressUserResponse = v.object({
 
 /** NIP-05 never refuses a query: anything that is not one plain name yields the empty document. */
 export const nip05Query = v.looseObject({ name: v.optional(v.unknown()) });
-export const nip05Response = v.object({ names: v.record(v.string(), v.string()), relays: v.record(v.string(), v.array(v.string())) });
+export const nip05Response = v.pipe(v.object({ names: v.record(v.string(), v.string()), relays: v.record(v.string(), v.array(v.string())) }), v.title('Nip05Document'));

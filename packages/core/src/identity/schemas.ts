@@ -34,7 +34,7 @@ export const checkRestoreRequest = v.strictObject({
 });
 export const checkRestoreResponse = v.object({ exists: v.boolean(), valid: v.boolean() });
 
-export const nonceResponse = v.object({ nonce: v.string(), purpose: v.string(), expires_at: v.pipe(v.string(), v.isoTimestamp()) });
+export const nonceResponse = v.pipe(v.object({ nonce: v.string(), purpose: v.string(), expires_at: v.pipe(v.string(), v.isoTimestamp()) }), v.title('NonceResponse'));
 
 export const nostrLinkRequest = v.strictObject({ nostr_token: nostrToken, nonce });
 export const nostrLinkResponse = v.object({ nostr_pubkey: v.string() });

@@ -55,4 +55,4 @@ export const grinBroadcastRequest = v.strictObject({
   fluff: v.optional(v.boolean(), false),
 });
 
-export const grinBroadcastResponse = v.object({ ok: v.literal(true) });
+export const grinBroadcastResponse = v.pipe(v.object({ ok: v.literal(true) }), v.title('OkResponse'));

@@ -5,7 +5,7 @@ const address = v.pipe(v.string('must be a string'), v.minLength(90, 'is too sho
 const viewKey = v.pipe(v.string('must be a string'), v.regex(/^[0-9a-fA-F]{64}$/, 'must be the 64-hex private view key'));
 const digits = v.pipe(v.string(), v.regex(/^\d{1,20}$/, 'must be a decimal amount string'));
 
-export const viewRequest = v.strictObject({ asset: lwsAsset, address, view_key: viewKey });
+export const viewRequest = v.pipe(v.strictObject({ asset: lwsAsset, address, view_key: viewKey }), v.title('LwsViewRequest'));
 export const registerRequest = v.strictObject({ asset: lwsAsset, address, view_key: viewKey, start_height: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0, 'must be a block height'))) });
 export const lwsAssetRequest = v.strictObject({ asset: lwsAsset });
 export const randomOutsRequest = v.strictObject({
@@ -16,7 +16,7 @@ export const randomOutsRequest = v.strictObject({
 export const submitRequest = v.strictObject({ asset: lwsAsset, tx: v.pipe(v.string(), v.regex(/^(?:[0-9a-fA-F]{2}){100,500000}$/, 'must be a signed transaction in hex')) });
 export const confirmationsRequest = v.strictObject({ asset: lwsAsset, txid: v.pipe(v.string(), v.regex(/^[0-9a-fA-F]{64}$/, 'must be a 64-hex transaction id')) });
 
-export const okResponse = v.object({ ok: v.literal(true) });
+export const okResponse = v.pipe(v.object({ ok: v.literal(true) }), v.title('OkResponse'));
 export const lwsBalanceResponse = v.object({
   asset: lwsAsset,
   total_received: v.string(),

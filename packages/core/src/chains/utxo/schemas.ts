@@ -4,7 +4,7 @@ export const utxoAsset = v.picklist(['btc', 'ltc'], 'must be btc or ltc');
 const address = v.pipe(v.string('must be a string'), v.minLength(1, 'must not be empty'), v.maxLength(100, 'is too long'));
 
 export const assetRequest = v.strictObject({ asset: utxoAsset });
-export const addressRequest = v.strictObject({ asset: utxoAsset, address });
+export const addressRequest = v.pipe(v.strictObject({ asset: utxoAsset, address }), v.title('UtxoAddressRequest'));
 export const feeRequest = v.strictObject({ asset: utxoAsset, blocks: v.pipe(v.number('must be a number'), v.integer('must be whole blocks'), v.minValue(1, 'must be at least 1'), v.maxValue(1008, 'must be at most 1008')) });
 export const broadcastRequest = v.strictObject({ asset: utxoAsset, tx_hex: v.pipe(v.string('must be a string'), v.minLength(1, 'must not be empty'), v.maxLength(2_000_000, 'is too long')) });
 
