@@ -100,7 +100,7 @@ eachDialect('OpenAPI document', (dialect) => {
       ['/api/v1/keys', 'post', true, ['200', '400', '401']],
       ['/api/v1/users/{user_id}/keys', 'get', false, ['200', '400']],
       ['/api/v1/users/{user_id}/keys/{asset}', 'get', false, ['200', '400', '404']],
-      ['/api/v1/users/by-username/{username}', 'get', false, ['200']],
+      ['/api/v1/usernames/{username}', 'get', false, ['200', '400', '429']],
       ['/api/v1/users/me/username', 'get', true, ['200', '401']],
       ['/api/v1/users/me/username', 'post', true, ['200', '401', '409']],
       ['/api/v1/wallet/grin/address/{addr}/user', 'get', true, ['200', '401']],
@@ -121,6 +121,25 @@ eachDialect('OpenAPI document', (dialect) => {
       expect(operation.responses, `${method} ${path}`).to.include.keys(...statuses);
     }
     expect(paths['/.well-known/nostr.json'].get.responses).to.not.have.property('429');
+    // The lookup's first path is served but undocumented: it is ambiguous with /users/{user_id}/keys.
+    expect(paths).to.not.have.property('/api/v1/users/by-username/{username}');
+  });
+
+  it('documents the 400 of a route without input, which the kit really answers (a NUL in the query)', async () => {
+    const { paths } = await served();
+    expect(paths['/api/v1/health'].get.responses['400'].description).to.match(/NUL character in the query string/);
+    const res = await t.client.get('/api/v1/health?probe=%00');
+    expect(res.status).to.equal(400);
+    expect(res.body.error.code).to.equal('invalid_request');
+    expect(res.headers.get('x-request-id')).to.be.a('string');
+  });
+
+  it('serves the lookup of a user named like a path segment (keys) at both of its paths', async () => {
+    for (const path of ['/api/v1/usernames/keys', '/api/v1/users/by-username/keys']) {
+      const res = await t.client.get(path);
+      expect(res.status, path).to.equal(200);
+      expect(res.body, path).to.deep.include({ registered: false, username: 'keys' });
+    }
   });
 
   it('describes the refresh body from the same schema that validates it', async () => {

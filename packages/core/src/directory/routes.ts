@@ -57,8 +57,30 @@ const nip05PreflightRoute = (root: boolean): AnyRoute =>
     handler: () => undefined,
   });
 
+/**
+ * The handle lookup. It is documented at `/usernames/{username}`: its first home,
+ * `/users/by-username/{username}`, is ambiguous with `/users/{user_id}/keys` (a user named
+ * `keys` was routed to the keys listing and refused as not a UUID). The old path is still
+ * served, undocumented, and is registered before `/users/{user_id}/keys` so it wins there.
+ */
+const usernameLookupRoute = (directory: DirectoryService, path: string, openapi: 'public' | 'internal'): AnyRoute =>
+  defineRoute({
+    method: 'GET',
+    path,
+    summary: "Look up a handle's receiving keys",
+    description: 'Case-insensitive. An unknown handle gets the same shape with `registered: false`.',
+    tags: ['directory'],
+    auth: 'none',
+    openapi,
+    params: usernameParams,
+    response: lookupUsernameResponse,
+    handler: ({ params }) => directory.byUsername(params.username),
+  });
+
 export function directoryRoutes(directory: DirectoryService, usernames: UsernameService): AnyRoute[] {
   return [
+    usernameLookupRoute(directory, '/usernames/{username}', 'public'),
+    usernameLookupRoute(directory, '/users/by-username/{username}', 'internal'),
     nip05Route(directory, true),
     nip05Route(directory, false),
     nip05PreflightRoute(true),
@@ -97,17 +119,6 @@ export function directoryRoutes(directory: DirectoryService, usernames: Username
       response: userKeyInfo,
       statuses: { 400: 'user_id is not a UUID or the asset is unknown', 404: 'No key for this asset' },
       handler: ({ params }) => directory.userKey(params.user_id, params.asset),
-    }),
-    defineRoute({
-      method: 'GET',
-      path: '/users/by-username/{username}',
-      summary: "Look up a handle's receiving keys",
-      description: 'Case-insensitive. An unknown handle gets the same shape with `registered: false`.',
-      tags: ['directory'],
-      auth: 'none',
-      params: usernameParams,
-      response: lookupUsernameResponse,
-      handler: ({ params }) => directory.byUsername(params.username),
     }),
     defineRoute({
       method: 'GET',
