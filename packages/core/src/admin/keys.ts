@@ -109,24 +109,22 @@ export class AdminKeyStore {
   }
 
   private read(row: StoredAdminKey): AdminKey {
-    const key: AdminKey = {
+    const key: Omit<AdminKey, 'intact'> = {
       id: row.id,
       pubkey: row.pubkey,
       scope: row.scope as AdminScope,
       createdAt: readTime(row.created_at),
       activatedAt: readOptionalTime(row.activated_at),
       revokedAt: readOptionalTime(row.revoked_at),
-      intact: false,
     };
-    key.intact = ADMIN_SCOPES.includes(key.scope) && this.integrity.verify(DOMAIN, this.fields(key), row.mac);
-    return key;
+    return { ...key, intact: ADMIN_SCOPES.includes(key.scope) && this.integrity.verify(DOMAIN, this.fields(key), row.mac) };
   }
 
-  private seal(key: AdminKey): string {
+  private seal(key: Omit<AdminKey, 'intact'>): string {
     return this.integrity.seal(DOMAIN, this.fields(key));
   }
 
-  private fields(key: AdminKey): string[] {
+  private fields(key: Omit<AdminKey, 'intact'>): string[] {
     return [key.id, key.pubkey, key.scope, iso(key.createdAt), iso(key.activatedAt), iso(key.revokedAt)];
   }
 
