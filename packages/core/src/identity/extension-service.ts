@@ -46,6 +46,11 @@ function btcSigner(message: string, signature: string): Uint8Array | null {
   return signer === null ? null : secp256k1.Point.fromBytes(signer.publicKey).toBytes(true);
 }
 
+/** Where an account's proven BTC primary key `publicKeyHex` is looked up. */
+function btcPrimary(publicKeyHex: string): { asset: 'btc'; keyTypes: ['primary']; publicKey: string } {
+  return { asset: 'btc', keyTypes: ['primary'], publicKey: publicKeyHex };
+}
+
 /**
  * A registration's `keys` list in stored form: every entry validated (`normaliseKey`, Grin routed
  * by form) and at most one entry per (asset, key type), else 400 `duplicate_key` naming both
@@ -87,8 +92,11 @@ export class ExtensionLoginService {
     const peppered = deps.peppers.pepper(pubkeyHash);
     const seed = deps.peppers.pepper(request.seed_fingerprint.toLowerCase());
     const attempt = { identity: { kind: 'pubkey_hash' as const, value: pubkeyHash }, inputs: request };
-    // Slow and remote gate checks run before the transaction, and only for a new identity.
-    if ((await deps.identities.byPubkeyHash(peppered)) === null) await deps.gates.precheck(attempt);
+    // Slow and remote gate checks run before the transaction, and only for a new identity: not for
+    // a known pubkey_hash, nor for an account that proved this key (it adopts the pubkey_hash
+    // ungated, like a Nostr registration merging by seed). Whatever turns out new inside the
+    // transaction is prechecked there by admit.
+    if ((await deps.identities.byPubkeyHash(peppered)) === null && (await deps.keys.provenOwner(btcPrimary(bytesToHex(signer)))) === null) await deps.gates.precheck(attempt);
 
     try {
       return await deps.db.transaction(async (trx) => {
@@ -132,9 +140,10 @@ export class ExtensionLoginService {
     }
     // An account without a BTC identity that already PROVED this key (a key proof on POST /keys,
     // e.g. a Nostr-registered wallet) is this wallet: it takes the pubkey_hash, never a new account.
-    const holder = await deps.keys.provenOwner({ asset: 'btc', keyTypes: ['primary'], publicKey: signerHex }, trx);
+    const holder = await deps.keys.provenOwner(btcPrimary(signerHex), trx);
     if (holder !== null && (await deps.identities.adoptPubkeyHash(holder, peppered, trx))) return holder;
-    const rotated = request.rotation_signature === undefined ? null : await this.rotationTarget(trx, request, seed, pubkeyHash);
+    const rotation = request.rotation_signature;
+    const rotated = rotation === undefined ? null : await this.rotationTarget(trx, rotation, request.timestamp, seed, pubkeyHash);
     // Rotation is a new pubkey for the gates too (spec): a re-pointed account is gated like a new one.
     await deps.gates.admit(attempt, trx);
     if (rotated !== null) {
@@ -145,8 +154,8 @@ export class ExtensionLoginService {
   }
 
   /** The account with this seed whose BTC key on file signed the rotation message, if any. */
-  private async rotationTarget(trx: Knex.Transaction, request: ExtensionLoginRequest, seed: string, pubkeyHash: string): Promise<IdentityRow | null> {
-    const signer = btcSigner(keyRotationMessage(this.deps.service, pubkeyHash, request.timestamp), request.rotation_signature ?? '');
+  private async rotationTarget(trx: Knex.Transaction, rotationSignature: string, timestamp: number, seed: string, pubkeyHash: string): Promise<IdentityRow | null> {
+    const signer = btcSigner(keyRotationMessage(this.deps.service, pubkeyHash, timestamp), rotationSignature);
     if (signer === null) return null;
     const signerHex = bytesToHex(signer);
     for (const candidate of await this.deps.identities.bySeed(seed, trx)) {
