@@ -12,7 +12,6 @@ import { bech32 } from '@scure/base';
 export type SlatepackHrp = 'grin' | 'tgrin';
 
 const HEX64 = /^[0-9a-fA-F]{64}$/;
-const HEX128 = /^[0-9a-fA-F]{128}$/;
 
 function validPoint(bytes: Uint8Array): boolean {
   try {
@@ -50,14 +49,18 @@ export function encodeSlatepackAddress(publicKey: Uint8Array, hrp: SlatepackHrp)
 }
 
 export function isEd25519PublicKeyHex(hex: string): boolean {
-  return HEX64.test(hex) && validPoint(hexToBytes(hex.toLowerCase()));
+  // hexToBytes reads either case.
+  return HEX64.test(hex) && validPoint(hexToBytes(hex));
 }
 
-/** RFC 8032 ed25519 over the exact message bytes, strict (no ZIP-215 leniency); never throws. */
+/**
+ * RFC 8032 ed25519 over the exact message bytes, strict (no ZIP-215 leniency); never throws.
+ * hexToBytes refuses anything but even-length hex (either case) and verify anything but a 32-byte
+ * key and a 64-byte signature, so malformed input ends in the catch.
+ */
 export function verifyGrinMessage(publicKeyHex: string, message: Uint8Array, signatureHex: string): boolean {
-  if (!HEX64.test(publicKeyHex) || !HEX128.test(signatureHex)) return false;
   try {
-    return ed25519.verify(hexToBytes(signatureHex.toLowerCase()), message, hexToBytes(publicKeyHex.toLowerCase()), { zip215: false });
+    return ed25519.verify(hexToBytes(signatureHex), message, hexToBytes(publicKeyHex), { zip215: false });
   } catch {
     return false;
   }
