@@ -260,7 +260,7 @@ function table(results: Result[], threshold: number): string {
 
 function main(): void {
   const args = parseArgs(process.argv.slice(2));
-  const targetFiles = TARGETS.flatMap((t) => expand(t.mutate)).filter((f) => !SKIPPED.some((re) => re.test(f)));
+  const targetFiles = [...new Set(TARGETS.flatMap((t) => expand(t.mutate)))].filter((f) => !SKIPPED.some((re) => re.test(f)));
   let files = args.files.length > 0 ? args.files.flatMap((f) => expand(normalise(f))) : targetFiles;
   if (args.since !== undefined) {
     const diff = spawnSync('git', ['diff', '--name-only', `${args.since}...HEAD`], { cwd: ROOT, encoding: 'utf8' });
