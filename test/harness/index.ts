@@ -12,3 +12,4 @@ export * from './admin.js';
 export * from './cli.js';
 export * from './hostile-arbitraries.js';
 export * from './identity.js';
+export { fullOpenApiDocument } from './openapi.js';

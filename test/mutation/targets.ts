@@ -14,10 +14,16 @@ export interface Target {
 const IDENTITY_SPECS = ['test/core/identity/*.test.ts'];
 const SESSION_SPECS = ['test/core/http/sessions.test.ts', 'test/core/http/session-*.test.ts', 'test/core/auth/*.test.ts'];
 const SIGNED_ACTION_SPECS = ['test/core/plugin/signed-action*.test.ts'];
+/** Route declarations and schemas also feed the published OpenAPI document (summaries, statuses, shapes). */
+const OPENAPI_SPECS = ['test/core/http/openapi-snapshot.test.ts'];
 
 export const TARGETS: readonly Target[] = [
   // A file named before its folder's glob takes these specs instead (the first match wins).
   { mutate: 'packages/core/src/crypto/integrity.ts', spec: ['test/core/crypto/*.test.ts', 'test/core/admin/*.test.ts'] },
+  { mutate: 'packages/core/src/auth/routes.ts', spec: [...SESSION_SPECS, ...OPENAPI_SPECS] },
+  { mutate: 'packages/core/src/auth/schemas.ts', spec: [...SESSION_SPECS, ...OPENAPI_SPECS] },
+  { mutate: 'packages/core/src/identity/routes.ts', spec: [...IDENTITY_SPECS, ...OPENAPI_SPECS] },
+  { mutate: 'packages/core/src/identity/schemas.ts', spec: [...IDENTITY_SPECS, ...OPENAPI_SPECS] },
   { mutate: 'packages/core/src/storage/conditional.ts', spec: ['test/core/storage/primitives.test.ts', 'test/core/storage/consume-*.test.ts', 'test/core/challenges/*.test.ts'] },
   { mutate: 'packages/core/src/auth/*.ts', spec: [...SESSION_SPECS, ...SIGNED_ACTION_SPECS, ...IDENTITY_SPECS] },
   { mutate: 'packages/core/src/crypto/*.ts', spec: ['test/core/crypto/*.test.ts', ...SIGNED_ACTION_SPECS, ...IDENTITY_SPECS] },

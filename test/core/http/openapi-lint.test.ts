@@ -6,56 +6,16 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
 import * as v from 'valibot';
-import { createWalletBackend, defineRoute } from '@wallet/backend-core';
+import { defineRoute } from '@wallet/backend-core';
 import { buildOpenApiDocument } from '../../../packages/core/src/http/index.js';
-import { grinRelayPlugin } from '@wallet/grin-relay';
-import { freshSqliteUrl, TEST_PUBLIC_API_URL, TEST_SECRETS } from '../../harness/index.js';
-import { FAKE_API_KEY, FAKE_STORE_ID } from '../../fakes/greenfield.js';
-import { FAKE_GRIN_SECRET } from '../../fakes/grin-node.js';
+import { fullOpenApiDocument as fullDocument } from '../../harness/index.js';
 
 type Json = Record<string, any>;
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const REDOCLY = join(ROOT, 'node_modules/.bin/redocly');
-/** Never contacted: the upstream URLs only switch their features (and routes) on. */
-const NOWHERE = 'http://127.0.0.1:9';
 /** The NIP-05 lookups answer every request with 200 (redocly.yaml exempts exactly these from the 4XX rule). */
 const NEVER_REFUSES = new Set(['/.well-known/nostr.json', '/api/v1/.well-known/nostr.json']);
-
-/**
- * The document of a backend with every optional core feature and the Grin relay plugin: the
- * most operations. The document depends on the routes only, not on the dialect or on any row,
- * so the backend is neither migrated nor started and SQLite alone is enough.
- */
-async function fullDocument(): Promise<Json> {
-  const backend = await createWalletBackend({
-    publicApiUrl: TEST_PUBLIC_API_URL,
-    databaseUrl: await freshSqliteUrl(),
-    nodeEnv: 'test',
-    ...TEST_SECRETS,
-    plugins: [grinRelayPlugin({})],
-    registrationRequireInvite: true,
-    registrationRequirePow: true,
-    registrationRequirePayment: true,
-    registrationPrice: '0.0001',
-    btcpayUrl: NOWHERE,
-    btcpayStoreId: FAKE_STORE_ID,
-    btcpayApiKey: FAKE_API_KEY,
-    btcEsploraUrl: NOWHERE,
-    ltcEsploraUrl: NOWHERE,
-    xmrLwsUrl: NOWHERE,
-    xmrDaemonUrl: NOWHERE,
-    grinNodeUrl: NOWHERE,
-    grinNodeApiSecret: FAKE_GRIN_SECRET,
-    priceFeed: 'coingecko',
-    priceFeedUrl: NOWHERE,
-  });
-  try {
-    return backend.openapi() as Json;
-  } finally {
-    await backend.close();
-  }
-}
 
 interface LintResult {
   exitCode: number;

@@ -1,0 +1,47 @@
+import { createWalletBackend } from '@wallet/backend-core';
+import { grinRelayPlugin } from '@wallet/grin-relay';
+import { FAKE_API_KEY, FAKE_STORE_ID } from '../fakes/greenfield.js';
+import { FAKE_GRIN_SECRET } from '../fakes/grin-node.js';
+import { TEST_PUBLIC_API_URL, TEST_SECRETS } from './backend.js';
+import { freshSqliteUrl } from './sqlite.js';
+
+type Json = Record<string, any>;
+
+/** Never contacted: the upstream URLs only switch their features (and routes) on. */
+const NOWHERE = 'http://127.0.0.1:9';
+
+/**
+ * The document of a backend with every optional core feature and the Grin relay plugin: the
+ * most operations. The document depends on the routes only, not on the dialect or on any row,
+ * so the backend is neither migrated nor started and SQLite alone is enough.
+ */
+export async function fullOpenApiDocument(): Promise<Json> {
+  const backend = await createWalletBackend({
+    publicApiUrl: TEST_PUBLIC_API_URL,
+    databaseUrl: await freshSqliteUrl(),
+    nodeEnv: 'test',
+    ...TEST_SECRETS,
+    plugins: [grinRelayPlugin({})],
+    registrationRequireInvite: true,
+    registrationRequirePow: true,
+    registrationRequirePayment: true,
+    registrationPrice: '0.0001',
+    btcpayUrl: NOWHERE,
+    btcpayStoreId: FAKE_STORE_ID,
+    btcpayApiKey: FAKE_API_KEY,
+    btcEsploraUrl: NOWHERE,
+    ltcEsploraUrl: NOWHERE,
+    xmrLwsUrl: NOWHERE,
+    xmrDaemonUrl: NOWHERE,
+    grinNodeUrl: NOWHERE,
+    grinNodeApiSecret: FAKE_GRIN_SECRET,
+    priceFeed: 'coingecko',
+    priceFeedUrl: NOWHERE,
+  });
+  try {
+    return backend.openapi() as Json;
+  } finally {
+    await backend.close();
+  }
+}
+
