@@ -1,0 +1,281 @@
+import { createHmac, randomUUID } from 'node:crypto';
+import { expect } from 'chai';
+import type { Knex } from 'knex';
+import { WalletError, type RegistrationAttempt, type WalletPlugin } from '@wallet/backend-core';
+import { ManualClock } from '@wallet/backend-core/testing';
+import { createPeppers } from '../../../packages/core/src/crypto/index.js';
+import { NostrIdentityService, type NostrDeps } from '../../../packages/core/src/identity/nostr-service.js';
+import { eachDialect, NostrKey, seedUser, TEST_SECRETS, useTestBackend, type TestBackend } from '../../harness/index.js';
+
+/**
+ * POST /auth/nostr/register and the gates' precheck (spec › Nostr register): the precheck runs,
+ * outside the registering transaction, only when the npub is new AND the seed has no account
+ * without an npub to merge into. A known npub, or a seed with a mergeable account, registers
+ * whatever the gates say; a seed held only by other npubs is prechecked and then refused.
+ * Also: the login is recorded on the nostr platform, and a concurrent twin's unique collision is
+ * 409 identity_conflict.
+ */
+
+const REGISTER = '/api/v1/auth/nostr/register';
+const SEED = '0badc0de';
+
+/** The peppered form the users table stores (HMAC-SHA256 under PEPPER_SECRET), written out here. */
+function pepper(value: string): string {
+  return createHmac('sha256', TEST_SECRETS.pepperSecret).update(value).digest('hex');
+}
+
+/** A gate with both phases: each records its attempts and refuses while told to; precheck can be held open. */
+function phasedGate() {
+  const state = {
+    prechecks: [] as RegistrationAttempt[],
+    admits: [] as RegistrationAttempt[],
+    refuse: false,
+    hold: undefined as Promise<void> | undefined,
+    entered: undefined as (() => void) | undefined,
+    plugin: {
+      name: 'nostr-phased-gate',
+      setup(ctx) {
+        ctx.registration.addGate({
+          name: 'nostr-phased-gate',
+          precheck: async (attempt) => {
+            state.prechecks.push(attempt);
+            state.entered?.();
+            if (state.hold !== undefined) await state.hold;
+            if (state.refuse) throw new WalletError('precheck_refused', 400, 'Refused by the precheck.');
+          },
+          admit: async (attempt) => {
+            state.admits.push(attempt);
+            if (state.refuse) throw new WalletError('admit_refused', 400, 'Refused by admit.');
+          },
+        });
+      },
+    } as WalletPlugin,
+  };
+  return state;
+}
+
+async function register(t: TestBackend, nostr: NostrKey, seed = SEED) {
+  const nonce = (await t.client.get('/api/v1/auth/nostr/register-challenge')).body.nonce as string;
+  return t.client.post(REGISTER, { nostr_token: nostr.signedAction(REGISTER, nonce, 'nostr_register', t.clock.now()), nonce, seed_fingerprint: seed });
+}
+
+/** An account straight in storage with this (peppered) seed and npub. */
+async function accountOfSeed(t: TestBackend, seed: string, nostrPubkey: string | null): Promise<string> {
+  const { id } = await seedUser(t.backend, { nostrPubkey });
+  await t.backend.db.knex('users').where({ id }).update({ seed_fingerprint: pepper(seed) });
+  return id;
+}
+
+async function count(t: TestBackend, table: string): Promise<number> {
+  const [row] = await t.backend.db.knex(table).count({ n: '*' });
+  return Number((row as { n: unknown }).n);
+}
+
+eachDialect('identity: Nostr register, merging by seed and the gates’ precheck', (dialect) => {
+  const gate = phasedGate();
+  // One database connection on both dialects, so a precheck held inside a transaction would hold the database.
+  const t = useTestBackend(dialect, { plugins: [gate.plugin], settings: { databasePoolMax: 1 } });
+  beforeEach(() => {
+    gate.prechecks.length = 0;
+    gate.admits.length = 0;
+    gate.refuse = false;
+    gate.hold = undefined;
+    gate.entered = undefined;
+  });
+
+  it('a new npub with a seed of no account is prechecked before the transaction (the database stays free), then admitted and created', async () => {
+    const nostr = new NostrKey();
+    let release!: () => void;
+    gate.hold = new Promise<void>((resolve) => (release = resolve));
+    const entered = new Promise<void>((resolve) => (gate.entered = resolve));
+    const pending = register(t, nostr);
+    try {
+      await entered;
+      let timer: NodeJS.Timeout | undefined;
+      const deadline = new Promise<'blocked'>((resolve) => (timer = setTimeout(() => resolve('blocked'), 3000)));
+      // Another request that needs the (only) database connection while the precheck waits.
+      const other = await Promise.race([t.client.get('/api/v1/auth/nostr/register-challenge'), deadline]);
+      clearTimeout(timer);
+      expect(other, 'a request waited for the new npub’s precheck: it ran inside the transaction').to.not.equal('blocked');
+      expect(other === 'blocked' ? 0 : other.status).to.equal(200);
+      expect(gate.admits).to.deep.equal([]);
+    } finally {
+      release();
+    }
+    const created = await pending;
+    expect(created.status, JSON.stringify(created.body)).to.equal(200);
+    expect(gate.prechecks.map((a) => a.identity)).to.deep.equal([{ kind: 'npub', value: nostr.pubkey }]);
+    expect(gate.admits.map((a) => a.identity)).to.deep.equal([{ kind: 'npub', value: nostr.pubkey }]);
+    const row = await t.backend.db.knex('users').where({ id: created.body.user_id }).first();
+    expect(row.nostr_pubkey).to.equal(nostr.pubkey);
+    expect(row.seed_fingerprint).to.equal(pepper(SEED));
+  });
+
+  it('a refusing precheck refuses a new npub with a seed of no account and creates nothing', async () => {
+    gate.refuse = true;
+    const res = await register(t, new NostrKey());
+    expect(res.status).to.equal(400);
+    expect(res.body.error.code).to.equal('precheck_refused');
+    expect(gate.admits).to.deep.equal([]);
+    expect(await count(t, 'users')).to.equal(0);
+  });
+
+  it('a seed whose only account has no npub: the npub joins that account with no gate at all', async () => {
+    const wallet = await accountOfSeed(t, SEED, null);
+    gate.refuse = true;
+    const nostr = new NostrKey();
+    const res = await register(t, nostr);
+    expect(res.status, JSON.stringify(res.body)).to.equal(200);
+    expect(res.body.user_id).to.equal(wallet);
+    expect(gate.prechecks).to.deep.equal([]);
+    expect(gate.admits).to.deep.equal([]);
+    expect((await t.backend.db.knex('users').where({ id: wallet }).first()).nostr_pubkey).to.equal(nostr.pubkey);
+    expect(await count(t, 'users')).to.equal(1);
+  });
+
+  it('a seed whose accounts all hold another npub: prechecked like a new identity, then 409 seed_registered_elsewhere', async () => {
+    const holder = new NostrKey();
+    await accountOfSeed(t, SEED, holder.pubkey);
+    const nostr = new NostrKey();
+    const res = await register(t, nostr);
+    expect(res.status).to.equal(409);
+    expect(res.body.error.code).to.equal('seed_registered_elsewhere');
+    expect(gate.prechecks.map((a) => a.identity)).to.deep.equal([{ kind: 'npub', value: nostr.pubkey }]);
+    expect(gate.admits).to.deep.equal([]);
+    expect(await count(t, 'users')).to.equal(1);
+  });
+
+  it('a seed with one account of another npub and one without: no precheck, 409 seed_registered_elsewhere', async () => {
+    await accountOfSeed(t, SEED, new NostrKey().pubkey);
+    await accountOfSeed(t, SEED, null);
+    gate.refuse = true;
+    const res = await register(t, new NostrKey());
+    expect(res.status).to.equal(409);
+    expect(res.body.error.code).to.equal('seed_registered_elsewhere');
+    expect(gate.prechecks).to.deep.equal([]);
+    expect(gate.admits).to.deep.equal([]);
+  });
+
+  it('an npub already linked to an account logs into it under a new seed with no gate, and the account adopts no other seed', async () => {
+    const nostr = new NostrKey();
+    const first = await register(t, nostr);
+    expect(first.status).to.equal(200);
+    gate.prechecks.length = 0;
+    gate.admits.length = 0;
+    gate.refuse = true;
+    const again = await register(t, nostr, 'feedface');
+    expect(again.status, JSON.stringify(again.body)).to.equal(200);
+    expect(again.body.user_id).to.equal(first.body.user_id);
+    expect(gate.prechecks).to.deep.equal([]);
+    expect(gate.admits).to.deep.equal([]);
+    expect((await t.backend.db.knex('users').where({ id: first.body.user_id }).first()).seed_fingerprint).to.equal(pepper(SEED));
+  });
+
+  it('an npub linked to an account without a seed: that account adopts the seed, no gate', async () => {
+    const nostr = new NostrKey();
+    const { id } = await seedUser(t.backend, { nostrPubkey: nostr.pubkey });
+    gate.refuse = true;
+    const res = await register(t, nostr);
+    expect(res.status, JSON.stringify(res.body)).to.equal(200);
+    expect(res.body.user_id).to.equal(id);
+    expect(gate.prechecks).to.deep.equal([]);
+    expect((await t.backend.db.knex('users').where({ id }).first()).seed_fingerprint).to.equal(pepper(SEED));
+  });
+
+  it('records the registration and starts the session on the nostr platform', async () => {
+    const res = await register(t, new NostrKey());
+    expect(res.status).to.equal(200);
+    expect(res.body.platform).to.equal('nostr');
+    expect(await t.backend.db.knex('login_events').where({ user_id: res.body.user_id }).select('platform', 'fingerprint')).to.deep.equal([{ platform: 'nostr', fingerprint: pepper(SEED) }]);
+    expect(await t.backend.db.knex('sessions').where({ user_id: res.body.user_id }).select('platform')).to.deep.equal([{ platform: 'nostr' }]);
+  });
+});
+
+eachDialect('identity: Nostr register, concurrent twins of one new npub', (dialect) => {
+  const t = useTestBackend(dialect);
+
+  it('one account; every answer is that account (200) or 409 identity_conflict, never a 500', async () => {
+    const nostr = new NostrKey();
+    const nonces = await Promise.all(Array.from({ length: 8 }, async () => (await t.client.get('/api/v1/auth/nostr/register-challenge')).body.nonce as string));
+    const results = await Promise.all(
+      nonces.map((nonce) => t.client.post(REGISTER, { nostr_token: nostr.signedAction(REGISTER, nonce, 'nostr_register', t.clock.now()), nonce, seed_fingerprint: SEED })),
+    );
+    const accounts = await t.backend.db.knex('users').select('id', 'nostr_pubkey');
+    expect(accounts).to.have.length(1);
+    expect(accounts[0].nostr_pubkey).to.equal(nostr.pubkey);
+    for (const r of results) {
+      if (r.status === 200) expect(r.body.user_id).to.equal(accounts[0].id);
+      else expect({ status: r.status, code: r.body.error?.code }).to.deep.equal({ status: 409, code: 'identity_conflict' });
+    }
+    expect(results.some((r) => r.status === 200)).to.equal(true);
+  });
+
+  // The forced interleaving needs two writers at once: on SQLite the backend's one connection
+  // serialises the registering transaction (a second connection writing mid-transaction makes
+  // SQLite refuse the upgrade with SQLITE_BUSY, not a unique violation), so the twin's collision
+  // can only be forced on Postgres.
+  if (dialect === 'postgres') {
+    it('a twin committing the npub between our reads and our insert makes ours 409 identity_conflict', async () => {
+      const nostr = new NostrKey();
+      // The twin's row, written but not committed: our reads see no holder of the npub.
+      const trx: Knex.Transaction = await t.backend.db.knex.transaction();
+      const twin = randomUUID();
+      const stamp = t.backend.db.dialect.time(new Date('2026-01-01T00:00:00.000Z'));
+      await trx('users').insert({ id: twin, nostr_pubkey: nostr.pubkey, created_at: stamp, updated_at: stamp });
+      let committed: Promise<unknown> | undefined;
+      const listener = (query: { sql: string; bindings?: readonly unknown[] }) => {
+        if (committed === undefined && query.sql.toLowerCase().startsWith('insert ') && /\busers\b/.test(query.sql) && (query.bindings ?? []).includes(nostr.pubkey)) committed = trx.commit();
+      };
+      t.backend.db.knex.on('query', listener);
+      let res;
+      try {
+        res = await register(t, nostr);
+      } finally {
+        t.backend.db.knex.removeListener('query', listener);
+        if (committed === undefined) await trx.rollback();
+        else await committed;
+      }
+      expect(committed, 'the twin committed between our reads and our insert').to.not.equal(undefined);
+      expect(res.status, JSON.stringify(res.body)).to.equal(409);
+      expect(res.body.error).to.deep.equal({ code: 'identity_conflict', message: 'This identity was registered concurrently; retry the login.' });
+      expect(await t.backend.db.knex('users').select('id')).to.deep.equal([{ id: twin }]);
+      expect(await count(t, 'sessions')).to.equal(0);
+    });
+  }
+});
+
+describe('identity: NostrIdentityService.register, errors of the registering transaction', () => {
+  const pubkey = 'cd'.repeat(32);
+  function service(transaction: () => Promise<never>): NostrIdentityService {
+    const deps = {
+      db: { transaction },
+      identities: { byNostr: async () => null, bySeed: async () => [] },
+      signedActions: { verify: async () => ({ pubkey }) },
+      gates: { precheck: async () => undefined },
+      peppers: createPeppers(TEST_SECRETS.pepperSecret, TEST_SECRETS.ipHashSalt),
+      clock: new ManualClock(),
+      network: 'mainnet',
+    } as unknown as NostrDeps;
+    return new NostrIdentityService(deps);
+  }
+  const request = { nostr_token: 'token', nonce: 'nonce', seed_fingerprint: SEED, keys: [] };
+  const failure = (promise: Promise<unknown>) =>
+    promise.then(
+      () => expect.fail('the registration should have failed'),
+      (e: unknown) => e as { code?: string; status?: number; cause?: unknown },
+    );
+
+  it('a unique violation is 409 identity_conflict carrying the database error as its cause', async () => {
+    const violation = Object.assign(new Error('UNIQUE constraint failed: users.nostr_pubkey'), { code: 'SQLITE_CONSTRAINT_UNIQUE' });
+    const err = await failure(service(async () => Promise.reject(violation)).register(request, '127.0.0.1'));
+    expect(err.code).to.equal('identity_conflict');
+    expect(err.status).to.equal(409);
+    expect(err.cause).to.equal(violation);
+  });
+
+  it('any other error is passed on unchanged', async () => {
+    const broken = new Error('connection terminated');
+    const err = await failure(service(async () => Promise.reject(broken)).register(request, '127.0.0.1'));
+    expect(err).to.equal(broken);
+  });
+});
