@@ -37,6 +37,8 @@ interface ReportMutant {
   replacement?: string;
   status: 'Killed' | 'Survived' | 'NoCoverage' | 'Timeout' | 'CompileError' | 'RuntimeError' | 'Ignored' | 'Pending';
   coveredBy?: string[];
+  /** Module-level code: run against every test, so per-test coverage lists none. */
+  static?: boolean;
   location: { start: Position; end: Position };
 }
 interface Report { files: Record<string, { source: string; mutants: ReportMutant[] }> }
@@ -207,7 +209,8 @@ function summarise(file: string, report: Report, equivalents: Equivalent[], seco
   result.score = valid - result.equivalent === 0 ? 100 : (100 * detected) / (valid - result.equivalent);
   // Per-test coverage lists, for each mutant, the tests that reached it. If no mutant has any,
   // the tests ran against some other copy of the file (the sandbox redirect failed).
-  if (mutants.length > 0 && mutants.every((m) => (m.coveredBy ?? []).length === 0) && mutants.some((m) => m.status !== 'NoCoverage')) {
+  const perTest = mutants.filter((m) => m.static !== true);
+  if (perTest.length > 0 && perTest.every((m) => (m.coveredBy ?? []).length === 0) && perTest.some((m) => m.status !== 'NoCoverage')) {
     result.problems.push('no mutant was reached by any test according to per-test coverage: the tests did not load the mutated copy');
   }
   return result;
