@@ -14,6 +14,11 @@ function isSquare(value: bigint): boolean {
   return result === 1n;
 }
 
+/** The smallest x (as 64 hex) with a curve point whose 256·x has one too: `<hex>00` then reads as a point if unanchored. */
+function pointTwiceOver(): string {
+  for (let x = 1n; ; x++) if (isSquare(x ** 3n + 7n) && isSquare((256n * x) ** 3n + 7n)) return x.toString(16).padStart(64, '0');
+}
+
 /** The smallest x with no curve point (x³ + 7 not a square mod p), found here with Euler's criterion. */
 function offCurveX(): string {
   for (let x = 1n; ; x++) if (!isSquare(x ** 3n + 7n)) return x.toString(16).padStart(64, '0');
@@ -46,6 +51,12 @@ describe('crypto: Nostr public keys (hex or npub)', () => {
     ]) {
       expect(parseNostrPubkey(text), JSON.stringify(text)).to.equal(null);
     }
+  });
+
+  it('digits attached to a valid hex key are refused, also where the longer number would be a point', () => {
+    const key = pointTwiceOver();
+    expect(parseNostrPubkey(key)).to.equal(key);
+    for (const text of [`00${key}`, `${key}00`, `0${key}`]) expect(parseNostrPubkey(text), text).to.equal(null);
   });
 
   it('refuses a well-formed npub of another human-readable part or of a key that is not 32 bytes', () => {

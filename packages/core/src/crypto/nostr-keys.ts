@@ -1,27 +1,25 @@
 import { schnorr } from '@noble/curves/secp256k1.js';
+import { bytesToHex } from '@noble/hashes/utils.js';
 import { bech32 } from '@scure/base';
+
+const HEX64 = /^[0-9a-f]{64}$/;
 
 /**
  * A Nostr public key as operators type it, hex (64) or `npub1…` (NIP-19), to the 64-hex x-only
- * form NIP-98 events carry; null unless it is a point on secp256k1.
+ * form NIP-98 events carry; null unless it is a point on secp256k1. An npub must decode (valid
+ * checksum, one case) to exactly 32 bytes: the same 64-hex test then applies to both forms.
  */
 export function parseNostrPubkey(text: string): string | null {
-  let hex: string;
-  const trimmed = text.trim();
-  if (/^[0-9a-fA-F]{64}$/.test(trimmed)) {
-    hex = trimmed.toLowerCase();
-  } else if (/^npub1[02-9ac-hj-np-z]{58}$/.test(trimmed.toLowerCase())) {
+  const lower = text.trim().toLowerCase();
+  let hex = lower;
+  if (lower.startsWith('npub1')) {
     try {
-      const { prefix, words } = bech32.decode(trimmed.toLowerCase() as `npub1${string}`);
-      const bytes = bech32.fromWords(words);
-      if (prefix !== 'npub' || bytes.length !== 32) return null;
-      hex = Buffer.from(bytes).toString('hex');
+      hex = bytesToHex(bech32.fromWords(bech32.decode(lower as `npub1${string}`).words));
     } catch {
       return null;
     }
-  } else {
-    return null;
   }
+  if (!HEX64.test(hex)) return null;
   try {
     schnorr.utils.lift_x(BigInt(`0x${hex}`));
     return hex;
