@@ -143,6 +143,10 @@ describe('message signatures: recovery id 3 (R.x ≥ n), built by hand', () => {
     expect(recoverMessageSigner(message, withHeader(30, rs), MAINNET)?.publicKey).to.deep.equal(uncompressed);
     expect(recoverMessageSigner(message, withHeader(34, rs), MAINNET)?.publicKey).to.deep.equal(compressed);
     expect(verifyMessageSignature(address.p2pkh(uncompressed), message, withHeader(30, rs), MAINNET)).to.equal(true);
+    // Header 30 is the last uncompressed header: P2PKH only, even for segwit programs over that key.
+    const uncompressedHash = hash160(uncompressed);
+    expect(verifyMessageSignature(bech32.encode('bc', [0, ...bech32.toWords(uncompressedHash)]), message, withHeader(30, rs), MAINNET)).to.equal(false);
+    expect(verifyMessageSignature(b58.encode(Uint8Array.of(0x05, ...hash160(Uint8Array.of(0x00, 0x14, ...uncompressedHash)))), message, withHeader(30, rs), MAINNET)).to.equal(false);
     for (const addr of [address.p2pkh(compressed), address.p2wpkhP2sh(compressed), address.p2wpkh(compressed)]) {
       expect(verifyMessageSignature(addr, message, withHeader(34, rs), MAINNET), addr).to.equal(true);
     }
