@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { WalletError, type RegistrationAttempt, type WalletPlugin } from '@wallet/backend-core';
 import { BtcKey, eachDialect, extensionBody, NostrKey, provenKeyBody, useTestBackend, type TestBackend } from '../../harness/index.js';
+import { phasedGate } from './gate-plugin.js';
 
 /**
  * Registration gates' precheck at POST /auth/extension: it runs before the login transaction and
@@ -8,37 +8,6 @@ import { BtcKey, eachDialect, extensionBody, NostrKey, provenKeyBody, useTestBac
  * (it adopts the pubkey_hash), log in whatever the gates say.
  */
 
-/** A gate with both phases: each records its attempts and refuses while told to; precheck can be held open. */
-function phasedGate() {
-  const state = {
-    prechecks: [] as RegistrationAttempt[],
-    admits: [] as RegistrationAttempt[],
-    refusePrecheck: false,
-    refuseAdmit: false,
-    /** While set, precheck waits for it (after announcing itself through `entered`). */
-    hold: undefined as Promise<void> | undefined,
-    entered: undefined as (() => void) | undefined,
-    plugin: {
-      name: 'phased-gate',
-      setup(ctx) {
-        ctx.registration.addGate({
-          name: 'phased-gate',
-          precheck: async (attempt) => {
-            state.prechecks.push(attempt);
-            state.entered?.();
-            if (state.hold !== undefined) await state.hold;
-            if (state.refusePrecheck) throw new WalletError('precheck_refused', 400, 'Refused by the precheck.');
-          },
-          admit: async (attempt) => {
-            state.admits.push(attempt);
-            if (state.refuseAdmit) throw new WalletError('admit_refused', 400, 'Refused by admit.');
-          },
-        });
-      },
-    } as WalletPlugin,
-  };
-  return state;
-}
 
 async function count(t: TestBackend, table: string): Promise<number> {
   const [row] = await t.backend.db.knex(table).count({ n: '*' });

@@ -20,3 +20,35 @@ export function recordingGate(): { plugin: WalletPlugin; attempts: RegistrationA
   };
   return state;
 }
+
+/** A gate with both phases: each records its attempts and refuses while told to; precheck can be held open. */
+export function phasedGate(name = 'phased-gate') {
+  const state = {
+    prechecks: [] as RegistrationAttempt[],
+    admits: [] as RegistrationAttempt[],
+    refusePrecheck: false,
+    refuseAdmit: false,
+    /** While set, precheck waits for it (after announcing itself through `entered`). */
+    hold: undefined as Promise<void> | undefined,
+    entered: undefined as (() => void) | undefined,
+    plugin: {
+      name,
+      setup(ctx) {
+        ctx.registration.addGate({
+          name,
+          precheck: async (attempt) => {
+            state.prechecks.push(attempt);
+            state.entered?.();
+            if (state.hold !== undefined) await state.hold;
+            if (state.refusePrecheck) throw new WalletError('precheck_refused', 400, 'Refused by the precheck.');
+          },
+          admit: async (attempt) => {
+            state.admits.push(attempt);
+            if (state.refuseAdmit) throw new WalletError('admit_refused', 400, 'Refused by admit.');
+          },
+        });
+      },
+    } as WalletPlugin,
+  };
+  return state;
+}

@@ -1,11 +1,11 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import type { Knex } from 'knex';
-import { WalletError, type RegistrationAttempt, type WalletPlugin } from '@wallet/backend-core';
 import { ManualClock } from '@wallet/backend-core/testing';
 import { createPeppers } from '../../../packages/core/src/crypto/index.js';
 import { NostrIdentityService, type NostrDeps } from '../../../packages/core/src/identity/nostr-service.js';
 import { eachDialect, NostrKey, seedUser, TEST_SECRETS, useTestBackend, type TestBackend } from '../../harness/index.js';
+import { phasedGate } from './gate-plugin.js';
 
 /**
  * POST /auth/nostr/register and the gates' precheck (spec › Nostr register): the precheck runs,
@@ -24,35 +24,6 @@ function pepper(value: string): string {
   return createHmac('sha256', TEST_SECRETS.pepperSecret).update(value).digest('hex');
 }
 
-/** A gate with both phases: each records its attempts and refuses while told to; precheck can be held open. */
-function phasedGate() {
-  const state = {
-    prechecks: [] as RegistrationAttempt[],
-    admits: [] as RegistrationAttempt[],
-    refuse: false,
-    hold: undefined as Promise<void> | undefined,
-    entered: undefined as (() => void) | undefined,
-    plugin: {
-      name: 'nostr-phased-gate',
-      setup(ctx) {
-        ctx.registration.addGate({
-          name: 'nostr-phased-gate',
-          precheck: async (attempt) => {
-            state.prechecks.push(attempt);
-            state.entered?.();
-            if (state.hold !== undefined) await state.hold;
-            if (state.refuse) throw new WalletError('precheck_refused', 400, 'Refused by the precheck.');
-          },
-          admit: async (attempt) => {
-            state.admits.push(attempt);
-            if (state.refuse) throw new WalletError('admit_refused', 400, 'Refused by admit.');
-          },
-        });
-      },
-    } as WalletPlugin,
-  };
-  return state;
-}
 
 async function register(t: TestBackend, nostr: NostrKey, seed = SEED) {
   const nonce = (await t.client.get('/api/v1/auth/nostr/register-challenge')).body.nonce as string;
@@ -72,13 +43,17 @@ async function count(t: TestBackend, table: string): Promise<number> {
 }
 
 eachDialect('identity: Nostr register, merging by seed and the gates’ precheck', (dialect) => {
-  const gate = phasedGate();
+  const gate = phasedGate('nostr-phased-gate');
+  const refuse = (on: boolean) => {
+    gate.refusePrecheck = on;
+    gate.refuseAdmit = on;
+  };
   // One database connection on both dialects, so a precheck held inside a transaction would hold the database.
   const t = useTestBackend(dialect, { plugins: [gate.plugin], settings: { databasePoolMax: 1 } });
   beforeEach(() => {
     gate.prechecks.length = 0;
     gate.admits.length = 0;
-    gate.refuse = false;
+    refuse(false);
     gate.hold = undefined;
     gate.entered = undefined;
   });
@@ -112,7 +87,7 @@ eachDialect('identity: Nostr register, merging by seed and the gates’ precheck
   });
 
   it('a refusing precheck refuses a new npub with a seed of no account and creates nothing', async () => {
-    gate.refuse = true;
+    refuse(true);
     const res = await register(t, new NostrKey());
     expect(res.status).to.equal(400);
     expect(res.body.error.code).to.equal('precheck_refused');
@@ -122,7 +97,7 @@ eachDialect('identity: Nostr register, merging by seed and the gates’ precheck
 
   it('a seed whose only account has no npub: the npub joins that account with no gate at all', async () => {
     const wallet = await accountOfSeed(t, SEED, null);
-    gate.refuse = true;
+    refuse(true);
     const nostr = new NostrKey();
     const res = await register(t, nostr);
     expect(res.status, JSON.stringify(res.body)).to.equal(200);
@@ -148,7 +123,7 @@ eachDialect('identity: Nostr register, merging by seed and the gates’ precheck
   it('a seed with one account of another npub and one without: no precheck, 409 seed_registered_elsewhere', async () => {
     await accountOfSeed(t, SEED, new NostrKey().pubkey);
     await accountOfSeed(t, SEED, null);
-    gate.refuse = true;
+    refuse(true);
     const res = await register(t, new NostrKey());
     expect(res.status).to.equal(409);
     expect(res.body.error.code).to.equal('seed_registered_elsewhere');
@@ -162,7 +137,7 @@ eachDialect('identity: Nostr register, merging by seed and the gates’ precheck
     expect(first.status).to.equal(200);
     gate.prechecks.length = 0;
     gate.admits.length = 0;
-    gate.refuse = true;
+    refuse(true);
     const again = await register(t, nostr, 'feedface');
     expect(again.status, JSON.stringify(again.body)).to.equal(200);
     expect(again.body.user_id).to.equal(first.body.user_id);
@@ -174,7 +149,7 @@ eachDialect('identity: Nostr register, merging by seed and the gates’ precheck
   it('an npub linked to an account without a seed: that account adopts the seed, no gate', async () => {
     const nostr = new NostrKey();
     const { id } = await seedUser(t.backend, { nostrPubkey: nostr.pubkey });
-    gate.refuse = true;
+    refuse(true);
     const res = await register(t, nostr);
     expect(res.status, JSON.stringify(res.body)).to.equal(200);
     expect(res.body.user_id).to.equal(id);
