@@ -16,7 +16,11 @@ eachDialect('identity: retention sweeps', (dialect) => {
     expect(await t.backend.scheduler.runNow('core-identity.login-event-retention')).to.equal(true);
     expect(linesOf('login events expired')).to.have.length(0);
 
-    t.clock.advance(91 * DAY_MS);
+    // Kept through the whole retention period (90 days by default), gone just after it.
+    t.clock.advance(90 * DAY_MS);
+    await t.backend.scheduler.runNow('core-identity.login-event-retention');
+    expect(await count('login_events')).to.equal(2);
+    t.clock.advance(1);
     expect(await t.backend.scheduler.runNow('core-identity.login-event-retention')).to.equal(true);
     expect(await count('login_events')).to.equal(0);
     const lines = linesOf('login events expired');
@@ -25,6 +29,14 @@ eachDialect('identity: retention sweeps', (dialect) => {
 
     await t.backend.scheduler.runNow('core-identity.login-event-retention');
     expect(linesOf('login events expired')).to.have.length(1);
+  });
+
+  it('a login event keeps the account\'s peppered seed fingerprint', async () => {
+    const { userId } = await extensionWallet(t);
+    const user = (await t.backend.db.knex('users').where({ id: userId }).first()) as { seed_fingerprint: string };
+    const event = (await t.backend.db.knex('login_events').where({ user_id: userId }).first()) as { fingerprint: string | null };
+    expect(user.seed_fingerprint).to.be.a('string');
+    expect(event.fingerprint).to.equal(user.seed_fingerprint);
   });
 
   it('restore attempts older than 7 days are deleted and counted in one info line; a sweep that deletes nothing logs nothing', async () => {
