@@ -182,7 +182,8 @@ function summarise(file: string, report: Report, equivalents: Equivalent[], seco
       && (eq.line === undefined || m.location.start.line === eq.line));
     if (candidates.length === 0) result.problems.push(`stale equivalent-mutants entry (no such mutant now): ${eq.mutator} ${eq.original} → ${eq.replacement}`);
     else if (candidates.length > 1) result.problems.push(`ambiguous equivalent-mutants entry (${candidates.length} mutants match; add "line"): ${eq.mutator} ${eq.original} → ${eq.replacement}`);
-    else if (candidates[0]!.status !== 'Survived') result.problems.push(`equivalent-mutants entry for a mutant that is ${candidates[0]!.status}, not Survived: ${describe(candidates[0]!)}`);
+    // Unreachable code shows up as NoCoverage: it may be listed like a survivor, with the reason it cannot be reached.
+    else if (candidates[0]!.status !== 'Survived' && candidates[0]!.status !== 'NoCoverage') result.problems.push(`equivalent-mutants entry for a mutant that is ${candidates[0]!.status}, not a survivor: ${describe(candidates[0]!)}`);
     else equivalentIds.add(candidates[0]!.id);
   }
 
