@@ -141,6 +141,19 @@ describe('reference server binary', () => {
     }
   });
 
+  it('a SIGTERM that arrives while the server boots is answered by a clean stop once it is up (exit 0), not by dying', async () => {
+    const server = spawnEntry('examples/server/src/main.ts', [], { cwd: dataDir, env: { PORT: '0' } });
+    try {
+      // The first line is written by the running main(), after its signal handlers exist.
+      await server.waitFor('"msg"');
+      server.child.kill('SIGTERM');
+      expect(await server.exited).to.equal(0);
+      expect(server.stdout()).to.include('"msg":"stopped"');
+    } finally {
+      server.child.kill('SIGKILL');
+    }
+  });
+
   it('logs only JSON: "listening" carries the release version, and "stopped" is the last line after SIGTERM', async () => {
     const { version } = JSON.parse(readFileSync(join(REPO_ROOT, 'examples/server/package.json'), 'utf8')) as { version: string };
     const server = spawnEntry('examples/server/src/main.ts', [], { cwd: dataDir, env: { PORT: '0' } });

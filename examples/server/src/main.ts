@@ -4,6 +4,15 @@ import { startServer } from './server.js';
 
 /** The reference server: `npm start` from the repository root. */
 async function main(): Promise<void> {
+  // Signals are caught from the first moment: a SIGTERM that arrives while the server boots (or
+  // just after it logged "listening") is answered by a drain once it is up, never by Node's
+  // default of dying mid-request.
+  let signalled: string | undefined;
+  let onSignal = (signal: string) => {
+    signalled ??= signal;
+  };
+  process.once('SIGTERM', () => onSignal('SIGTERM'));
+  process.once('SIGINT', () => onSignal('SIGINT'));
   let server;
   try {
     server = await startServer(process.env);
@@ -38,8 +47,8 @@ async function main(): Promise<void> {
       () => process.exit(1),
     );
   };
-  process.once('SIGTERM', () => stop('SIGTERM'));
-  process.once('SIGINT', () => stop('SIGINT'));
+  onSignal = stop;
+  if (signalled !== undefined) stop(signalled);
 }
 
 await main();
