@@ -41,10 +41,6 @@ export class RegistrationGates {
     this.gates.push(gate);
   }
 
-  get names(): string[] {
-    return this.gates.map((gate) => gate.name);
-  }
-
   /** Every gate's precheck, in order; call it outside any transaction when the identity looks new. */
   async precheck(attempt: RegistrationAttempt): Promise<void> {
     for (const gate of this.gates) await gate.precheck?.(attempt);
