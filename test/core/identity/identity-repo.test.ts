@@ -111,3 +111,66 @@ eachDialect('identity: the identity repository’s conditional updates', (dialec
     expect(await identities(t)).to.deep.equal(adopted);
   });
 });
+
+/** One account's identity columns, read straight from `users`. */
+async function identity(t: TestBackend, id: string): Promise<IdentityRow | undefined> {
+  return (await t.backend.db.knex('users').select('id', 'pubkey_hash', 'seed_fingerprint', 'nostr_pubkey').where({ id }).first()) as IdentityRow | undefined;
+}
+
+eachDialect('identity: the identity repository’s new accounts and lookups', (dialect) => {
+  const t = useTestBackend(dialect, { listen: false });
+  const repo = () => new IdentityRepository(t.backend.db, t.clock);
+
+  it('create stores exactly the identity columns it is given, and null for the others', async () => {
+    const r = repo();
+    const full = await r.create({ pubkeyHash: H(1), seedFingerprint: 'a'.repeat(64), nostrPubkey: 'b'.repeat(64) });
+    const npub = await r.create({ nostrPubkey: 'c'.repeat(64) });
+    const seeded = await r.create({ seedFingerprint: 'd'.repeat(64), nostrPubkey: null });
+    const bare = await r.create({});
+    expect(await identity(t, full)).to.deep.equal({ id: full, pubkey_hash: H(1), seed_fingerprint: 'a'.repeat(64), nostr_pubkey: 'b'.repeat(64) });
+    expect(await identity(t, npub)).to.deep.equal({ id: npub, pubkey_hash: null, seed_fingerprint: null, nostr_pubkey: 'c'.repeat(64) });
+    expect(await identity(t, seeded)).to.deep.equal({ id: seeded, pubkey_hash: null, seed_fingerprint: 'd'.repeat(64), nostr_pubkey: null });
+    expect(await identity(t, bare)).to.deep.equal({ id: bare, pubkey_hash: null, seed_fingerprint: null, nostr_pubkey: null });
+  });
+
+  it('byPubkeyHash and byNostr find the account holding that value, and answer null (not undefined) for none', async () => {
+    const r = repo();
+    const alice = await r.create({ pubkeyHash: H(1), seedFingerprint: 'a'.repeat(64), nostrPubkey: 'b'.repeat(64) });
+    const bob = await r.create({ pubkeyHash: H(2) });
+    const aliceRow = { id: alice, pubkey_hash: H(1), seed_fingerprint: 'a'.repeat(64), nostr_pubkey: 'b'.repeat(64) };
+
+    expect(await r.byPubkeyHash(H(1))).to.deep.equal(aliceRow);
+    expect(await r.byPubkeyHash(H(2))).to.deep.equal({ id: bob, pubkey_hash: H(2), seed_fingerprint: null, nostr_pubkey: null });
+    expect(await r.byPubkeyHash(H(3))).to.equal(null);
+    expect(await r.byPubkeyHash('b'.repeat(64)), 'an npub is not a pubkey_hash').to.equal(null);
+
+    expect(await r.byNostr('b'.repeat(64))).to.deep.equal(aliceRow);
+    expect(await r.byNostr('c'.repeat(64))).to.equal(null);
+    expect(await r.byNostr(H(1)), 'a pubkey_hash is not an npub').to.equal(null);
+  });
+
+  it('bySeed lists the accounts of that seed only, newest first, then by id; none is an empty list', async () => {
+    const r = repo();
+    const row = (id: string, seed: string): IdentityRow => ({ id, pubkey_hash: null, seed_fingerprint: seed, nostr_pubkey: null });
+    const oldest = await r.create({ seedFingerprint: 'a'.repeat(64) });
+    await r.create({ seedFingerprint: 'b'.repeat(64) });
+    t.clock.advance(1000);
+    const twins = [await r.create({ seedFingerprint: 'a'.repeat(64) }), await r.create({ seedFingerprint: 'a'.repeat(64) })].sort().reverse();
+    t.clock.advance(1000);
+    const newest = await r.create({ seedFingerprint: 'a'.repeat(64) });
+
+    expect(await r.bySeed('a'.repeat(64))).to.deep.equal([newest, ...twins, oldest].map((id) => row(id, 'a'.repeat(64))));
+    expect(await r.bySeed('c'.repeat(64))).to.deep.equal([]);
+  });
+
+  it('bySeed considers at most the 20 newest accounts of one seed', async () => {
+    const r = repo();
+    const created: string[] = [];
+    for (let i = 0; i < 21; i += 1) {
+      created.push(await r.create({ seedFingerprint: 'a'.repeat(64) }));
+      t.clock.advance(1000);
+    }
+    const found = await r.bySeed('a'.repeat(64));
+    expect(found.map((account) => account.id)).to.deep.equal(created.slice(1).reverse());
+  });
+});
