@@ -55,6 +55,23 @@ eachDialect('reference server', (dialect) => {
     ]);
   });
 
+  it('METRICS_LISTEN opens the metrics listener, named in the "listening" line, and stops it with the server', async () => {
+    const port = await freePort();
+    const client = await start({ METRICS_LISTEN: String(port) });
+    expect((await client.get('/api/v1/health')).status).to.equal(200);
+    const listening = lines.map((line) => JSON.parse(line) as Record<string, unknown>).find((line) => line.msg === 'listening')!;
+    expect(listening.metrics).to.equal(`http://127.0.0.1:${port}/metrics`);
+    const page = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    expect(page).to.match(/^wallet_http_requests_total\{method="GET",route="\/api\/v1\/health",status="200"\} 1$/m);
+    await running!.close();
+    running = undefined;
+    const after = await fetch(`http://127.0.0.1:${port}/metrics`).then(
+      () => 'answered',
+      () => 'refused',
+    );
+    expect(after).to.equal('refused');
+  });
+
   it('serves /api/v1/health with no configuration, generating development secrets once', async () => {
     const client = await start({});
     expect((await client.get('/api/v1/health')).body).to.deep.equal({ status: 'ok' });

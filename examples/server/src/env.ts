@@ -66,6 +66,7 @@ const SETTING_KINDS = {
   grinNodeApiSecret: 'string',
   grinScanPageSize: 'int',
   schedulerEnabled: 'bool',
+  metricsListen: 'string',
 } as const satisfies Record<keyof Required<SettingsInput>, Kind>;
 
 export type Env = Record<string, string | undefined>;

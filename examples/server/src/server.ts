@@ -128,7 +128,7 @@ export async function startServer(env: Env, options: StartServerOptions = {}): P
     const applied = await backend.migrate();
     if (applied.length > 0) logger.info('database migrated', { applied: applied.length });
     // No port: the backend checks the setup latch and starts its scheduler; this server listens.
-    await backend.start();
+    const { metricsUrl } = await backend.start();
     const url = await listen(server, config.port, config.host);
     listening = true;
     logger.info('listening', {
@@ -138,6 +138,7 @@ export async function startServer(env: Env, options: StartServerOptions = {}): P
       version: SERVER_VERSION,
       node: process.version,
       ...(config.cors ? { cors_origins: config.cors.origins } : {}),
+      ...(metricsUrl ? { metrics: metricsUrl } : {}),
     });
     return { backend, url, close };
   } catch (err) {

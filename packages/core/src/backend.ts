@@ -27,13 +27,14 @@ import {
   type RouteKit,
 } from './http/index.js';
 import { createJsonLogger, type Logger } from './logger/index.js';
+import { createPrometheusMetrics, instrumentUpstream, noMetrics, parseListenAddress, startMetricsListener, type MetricsListener, type PrometheusMetrics } from './metrics/index.js';
 import { BootError, checkPluginSet, RouteRegistry, type PluginContext, type PublicSettings, type WalletPlugin } from './plugin/index.js';
 import { GreenfieldClient } from './processor/index.js';
 import { LeaseRepository, Scheduler } from './scheduler/index.js';
 import { systemPlugin } from './system/index.js';
 import { UserRepository } from './users/index.js';
 import { AdminKeyStore, AdminService, AdminSessionStore, adminPlugin, AuditChain, OperatorSettings, SetupLatch, SetupService } from './admin/index.js';
-import { connect, createDatabase, ledgerIdOf, runMigrations, type Database } from './storage/index.js';
+import { connect, createDatabase, ledgerIdOf, poolUse, runMigrations, type Database } from './storage/index.js';
 
 /** Settings plus what cannot come from the environment: plugins and injected services. */
 export interface WalletBackendConfig extends SettingsInput {
@@ -52,6 +53,19 @@ export interface StartOptions {
   host?: string;
 }
 
+export interface StartResult {
+  /** The API listener's base URL, when `start()` was given a port. */
+  url?: string;
+  /** The metrics listener's `/metrics` URL, when METRICS_LISTEN is set. */
+  metricsUrl?: string;
+}
+
+/** The Prometheus exposition, for a host that serves it on a listener of its own. */
+export interface MetricsExposition {
+  readonly contentType: string;
+  render(): Promise<string>;
+}
+
 export interface WalletBackend {
   /** A Koa app serving every route, with JSON 404/405 answers. */
   readonly app: Koa;
@@ -62,7 +76,7 @@ export interface WalletBackend {
   /** Runs core's then each plugin's pending migrations; returns the ids applied. */
   migrate(): Promise<string[]>;
   /** Starts the scheduler (unless disabled) and, given a port, an HTTP server. */
-  start(options?: StartOptions): Promise<{ url?: string }>;
+  start(options?: StartOptions): Promise<StartResult>;
   /** Stops accepting requests, drains those in flight, stops the scheduler and closes the pool. */
   close(): Promise<void>;
   /** The OpenAPI 3.1 document served at /api/v1/openapi.json. */
@@ -76,6 +90,8 @@ export interface WalletBackend {
   /** The operator shell's commands: setup latch, first admin, admin keys, audit verification. */
   readonly setup: SetupService;
   readonly logger: Logger;
+  /** The Prometheus series when METRICS_LISTEN is set (served there by `start()`); null when metrics are off. */
+  readonly metrics: MetricsExposition | null;
 }
 
 const DRAIN_TIMEOUT_MS = 10_000;
@@ -111,7 +127,7 @@ export async function createWalletBackend(config: WalletBackendConfig): Promise<
   }));
   const gates = new RegistrationGates();
   // Filled in once the settings are known to be valid, before any plugin's setup runs.
-  const late: { settings?: Settings; processor: GreenfieldClient | null; admin?: AdminService; overlay?: OperatorSettings } = { processor: null };
+  const late: { settings?: Settings; processor: GreenfieldClient | null; admin?: AdminService; overlay?: OperatorSettings; metrics?: PrometheusMetrics } = { processor: null };
   const corePlugins: WalletPlugin[] = [
     systemPlugin({
       openapi,
@@ -130,7 +146,7 @@ export async function createWalletBackend(config: WalletBackendConfig): Promise<
     }),
     gatesPlugin({ settings: () => late.settings!, processor: () => late.processor }),
     directoryPlugin(),
-    chainsPlugin({ settings: () => late.settings! }),
+    chainsPlugin({ settings: () => late.settings!, metrics: () => late.metrics?.recorder ?? null }),
     adminPlugin({ service: () => late.admin!, overlay: () => late.overlay! }),
   ];
   const allPlugins = [...corePlugins, ...plugins];
@@ -139,8 +155,14 @@ export async function createWalletBackend(config: WalletBackendConfig): Promise<
   if (!verdict.ok || early.length > 0) throw new BootError(early);
   const settings = verdict.settings;
   late.settings = settings;
+  const metricsAddress = settings.metricsListen === undefined ? null : parseListenAddress(settings.metricsListen);
+  // The pool is read only at scrape time, by when it exists.
+  const metrics = metricsAddress === null ? null : createPrometheusMetrics({ pool: () => poolUse(connection.knex) });
+  late.metrics = metrics ?? undefined;
+  const recorder = metrics?.recorder ?? null;
   if (settings.btcpayUrl !== undefined && settings.btcpayStoreId !== undefined && settings.btcpayApiKey !== undefined) {
-    late.processor = new GreenfieldClient({ url: settings.btcpayUrl, storeId: settings.btcpayStoreId, apiKey: settings.btcpayApiKey, timeoutMs: settings.upstreamTimeoutMs });
+    const processor = new GreenfieldClient({ url: settings.btcpayUrl, storeId: settings.btcpayStoreId, apiKey: settings.btcpayApiKey, timeoutMs: settings.upstreamTimeoutMs });
+    late.processor = instrumentUpstream(processor, { chain: 'none', upstream: 'btcpay' }, recorder);
   }
   // Everything that can refuse the configuration happens before the pool exists.
   const resolveClientIp = createClientIpResolver(settings.trustedProxies);
@@ -158,7 +180,7 @@ export async function createWalletBackend(config: WalletBackendConfig): Promise<
   const sessions = new SessionService(db, new SessionRepository(db), tokens, peppers, clock);
   const challenges = new ChallengeStore(db, clock, settings.challengeTtlSec);
   const signedActions = new SignedActionVerifier(settings.publicApiUrl, challenges, clock);
-  const scheduler = new Scheduler(new LeaseRepository(db), clock, logger.child({ component: 'scheduler' }));
+  const scheduler = new Scheduler(new LeaseRepository(db), clock, logger.child({ component: 'scheduler' }), recorder ?? undefined);
   const limiterStore = rateLimitStore ?? chooseRateLimitStore(settings, db, scheduler, clock);
   const chains = new ChainRegistry();
   const hooks = new HookRegistry();
@@ -245,6 +267,7 @@ export async function createWalletBackend(config: WalletBackendConfig): Promise<
 
   const kit: RouteKit = {
     logger,
+    metrics: recorder ?? noMetrics,
     clock,
     resolveClientIp,
     bodyLimitBytes: settings.bodyLimitBytes,
@@ -263,7 +286,7 @@ export async function createWalletBackend(config: WalletBackendConfig): Promise<
   }
   const app = new Koa({ proxy: false });
   app.silent = true;
-  app.use(requestBoundary(logger));
+  app.use(requestBoundary(logger, kit.metrics));
   app.use(router.routes());
   app.use(
     router.allowedMethods({
@@ -274,6 +297,7 @@ export async function createWalletBackend(config: WalletBackendConfig): Promise<
   );
 
   let server: Server | undefined;
+  let metricsListener: MetricsListener | undefined;
   let closing: Promise<void> | undefined;
 
   const drain = (listening: Server) =>
@@ -295,8 +319,12 @@ export async function createWalletBackend(config: WalletBackendConfig): Promise<
       runMigrations(db.knex, db.dialect, allPlugins.map((plugin) => ({ owner: plugin.name, migrations: plugin.migrations ?? [] })), clock, logger),
     async start(options = {}) {
       await checkSetupLatch(latch);
+      if (metrics !== null && metricsAddress !== null && metricsListener === undefined) {
+        metricsListener = await startMetricsListener(metrics, metricsAddress);
+      }
+      const metricsUrl = metricsListener === undefined ? {} : { metricsUrl: metricsListener.url };
       if (settings.schedulerEnabled) scheduler.start();
-      if (options.port === undefined) return {};
+      if (options.port === undefined) return metricsUrl;
       const listening = createServer(app.callback());
       server = listening;
       await new Promise<void>((resolve, reject) => {
@@ -305,12 +333,14 @@ export async function createWalletBackend(config: WalletBackendConfig): Promise<
       });
       const address = listening.address() as AddressInfo;
       const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-      return { url: `http://${host}:${address.port}` };
+      return { url: `http://${host}:${address.port}`, ...metricsUrl };
     },
     close() {
       closing ??= (async () => {
         if (server) await drain(server);
         await scheduler.stop();
+        // Last of the listeners, so a scrape during the drain still answers.
+        await metricsListener?.close();
         await runClosers();
         await db.knex.destroy();
       })();
@@ -325,6 +355,7 @@ export async function createWalletBackend(config: WalletBackendConfig): Promise<
     chains,
     setup,
     logger,
+    metrics: metrics === null ? null : { contentType: metrics.contentType, render: () => metrics.render() },
   };
 }
 

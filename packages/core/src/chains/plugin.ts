@@ -1,4 +1,5 @@
 import type { Settings } from '../config/index.js';
+import { instrumentUpstream, type MetricsRecorder } from '../metrics/index.js';
 import type { WalletPlugin } from '../plugin/index.js';
 import { GrinChainService, GrinNodeClient, grinRoutes } from './grin/index.js';
 import { CryptonoteDaemonClient, LwsChainService, LwsClient, lwsRoutes, type LwsAsset, type LwsChain } from './lws/index.js';
@@ -10,14 +11,17 @@ import { ElectrumClient, EsploraClient, UtxoChainService, utxoRoutes, type UtxoA
  * and its routes; an unconfigured chain's routes answer 400 `chain_disabled` without any upstream
  * call. (Secrets such as the Grin API secret come through the factory, not the plugin context.)
  */
-export function chainsPlugin(options: { settings: () => Settings }): WalletPlugin {
+export function chainsPlugin(options: { settings: () => Settings; metrics: () => MetricsRecorder | null }): WalletPlugin {
   return {
     name: 'core-chains',
     setup(ctx) {
       const settings = options.settings();
+      const metrics = options.metrics();
+      // Every upstream client is timed and counted per chain when metrics are on.
+      const timed = <T extends object>(client: T, chain: string, upstream: string): T => instrumentUpstream(client, { chain, upstream }, metrics);
       let grin: GrinChainService | null = null;
       if (settings.grinNodeUrl !== undefined) {
-        const node = new GrinNodeClient({ url: settings.grinNodeUrl, apiSecret: settings.grinNodeApiSecret, timeoutMs: settings.upstreamTimeoutMs });
+        const node = timed(new GrinNodeClient({ url: settings.grinNodeUrl, apiSecret: settings.grinNodeApiSecret, timeoutMs: settings.upstreamTimeoutMs }), 'grin', 'grin-node');
         grin = new GrinChainService(node, settings.chainNetwork, settings.grinScanPageSize);
         ctx.chains.provideHeight('grin', node);
       }
@@ -31,11 +35,11 @@ export function chainsPlugin(options: { settings: () => Settings }): WalletPlugi
       for (const [asset, esploraUrl, electrumUrl] of utxoUpstreams) {
         let backend: UtxoBackend;
         if (esploraUrl !== undefined) {
-          backend = new EsploraClient(esploraUrl, settings.upstreamTimeoutMs);
+          backend = timed(new EsploraClient(esploraUrl, settings.upstreamTimeoutMs), asset, 'esplora');
         } else if (electrumUrl !== undefined) {
           const electrum = new ElectrumClient({ url: electrumUrl, asset, network: settings.chainNetwork, timeoutMs: settings.upstreamTimeoutMs });
           ctx.onClose(() => electrum.close());
-          backend = electrum;
+          backend = timed(electrum, asset, 'electrum');
         } else {
           continue;
         }
@@ -47,8 +51,8 @@ export function chainsPlugin(options: { settings: () => Settings }): WalletPlugi
       const lwsChains: Partial<Record<LwsAsset, LwsChain>> = {};
       for (const [asset, lwsUrl, daemonUrl] of [['xmr', settings.xmrLwsUrl, settings.xmrDaemonUrl], ['wow', settings.wowLwsUrl, settings.wowDaemonUrl]] as const) {
         if (lwsUrl === undefined || daemonUrl === undefined) continue;
-        const daemon = new CryptonoteDaemonClient(daemonUrl, settings.upstreamTimeoutMs);
-        lwsChains[asset] = { lws: new LwsClient(lwsUrl, settings.upstreamTimeoutMs), daemon };
+        const daemon = timed(new CryptonoteDaemonClient(daemonUrl, settings.upstreamTimeoutMs), asset, 'daemon');
+        lwsChains[asset] = { lws: timed(new LwsClient(lwsUrl, settings.upstreamTimeoutMs), asset, 'lws'), daemon };
         ctx.chains.provideHeight(asset, daemon);
       }
       for (const route of lwsRoutes(new LwsChainService(lwsChains, settings.chainNetwork))) ctx.routes.add(route);
@@ -56,9 +60,15 @@ export function chainsPlugin(options: { settings: () => Settings }): WalletPlugi
       let prices: PriceCache | null = null;
       if (settings.priceFeed === 'coingecko') {
         const refreshMs = settings.priceRefreshSec * 1000;
-        const fetchPrices = () =>
-          fetchCoinGeckoPrices({ url: settings.priceFeedUrl, apiKey: settings.priceFeedApiKey, currencies: settings.priceCurrencies, timeoutMs: settings.upstreamTimeoutMs });
-        prices = new PriceCache(ctx.db, ctx.clock, 'coingecko', refreshMs, fetchPrices);
+        const feed = timed(
+          {
+            prices: () =>
+              fetchCoinGeckoPrices({ url: settings.priceFeedUrl, apiKey: settings.priceFeedApiKey, currencies: settings.priceCurrencies, timeoutMs: settings.upstreamTimeoutMs }),
+          },
+          'none',
+          'price-feed',
+        );
+        prices = new PriceCache(ctx.db, ctx.clock, 'coingecko', refreshMs, () => feed.prices());
         const cache = prices;
         ctx.scheduler.every('price-refresh', refreshMs, () => cache.refresh(), { firstRunDelayMs: 0 });
       }

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { parseListenAddress } from '../metrics/index.js';
 import { isAddressOrCidr } from './rules.js';
 
 const MIN_SECRET_LENGTH = 32;
@@ -147,6 +148,16 @@ export const settingsSchema = v.strictObject({
   grinScanPageSize: v.optional(intInRange(1, 10_000), 1_000),
   /** Run the background scheduler in this process (turn off on API-only replicas). */
   schedulerEnabled: v.optional(v.boolean('must be true or false'), true),
+  /**
+   * Prometheus metrics on a listener of their own (`GET /metrics`), never on the API's port:
+   * a port alone binds to 127.0.0.1, `host:port` wherever it says. Unset: no metrics at all.
+   */
+  metricsListen: v.optional(
+    v.pipe(
+      v.string('must be a port or host:port'),
+      v.check((value) => parseListenAddress(value) !== null, 'must be a port or host:port such as 9464, 127.0.0.1:9464 or [::1]:9464'),
+    ),
+  ),
 }, 'is not a known setting');
 
 export type SettingsInput = v.InferInput<typeof settingsSchema>;

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Context, Next } from 'koa';
 import { coreErrors, isWalletError, type WalletError } from '../errors/index.js';
 import { describeError, type Logger } from '../logger/index.js';
+import { noMetrics, type MetricsRecorder } from '../metrics/index.js';
 import { isRefusedValue, isUniqueViolation } from '../storage/index.js';
 import { isClientAbort } from './body.js';
 
@@ -27,7 +28,12 @@ export function toWalletError(err: unknown): WalletError {
 export interface BoundaryState {
   requestId: string;
   logger: Logger;
+  /** The declared route template once a route took the request (the metrics' label); unset: unmatched. */
+  route?: string;
 }
+
+/** The metrics' route label of a request no declared route took (404, 405): never the raw path. */
+export const UNMATCHED_ROUTE = 'unmatched';
 
 export function boundaryState(ctx: Context): BoundaryState {
   return (ctx.state as Record<symbol, BoundaryState>)[BOUNDARY]!;
@@ -40,17 +46,21 @@ export function boundaryState(ctx: Context): BoundaryState {
  * carry it, so a host app that mounts only the router still gets JSON errors (Koa's own
  * responder drops headers and answers text/plain).
  *
+ * The same moment reports the request to the metrics, labelled with the route TEMPLATE a route
+ * recorded (`/api/v1/users/{user_id}/keys`), never the path, so no id reaches a label.
+ *
  * Only a 5xx is logged at error level, with its stack. A client that went away mid-request is
  * 499 `client_closed` in the request line and nothing more: it must not trip 5xx alerting.
  */
-export function requestBoundary(baseLogger: Logger) {
+export function requestBoundary(baseLogger: Logger, metrics: MetricsRecorder = noMetrics) {
   return async function boundary(ctx: Context, next: Next): Promise<void> {
     const state = ctx.state as Record<symbol, BoundaryState>;
     if (state[BOUNDARY]) return next();
     const incoming = ctx.get('x-request-id');
     const requestId = SAFE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
     const logger = baseLogger.child({ request_id: requestId });
-    state[BOUNDARY] = { requestId, logger };
+    const own: BoundaryState = { requestId, logger };
+    state[BOUNDARY] = own;
     ctx.set('X-Request-Id', requestId);
     const started = process.hrtime.bigint();
     let code: string | undefined;
@@ -81,6 +91,7 @@ export function requestBoundary(baseLogger: Logger) {
       };
     } finally {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      metrics.request(ctx.method, own.route ?? UNMATCHED_ROUTE, ctx.status, ms / 1000);
       logger.info('request', { method: ctx.method, path: ctx.path, status: ctx.status, ...(code ? { code } : {}), ms: Math.round(ms * 10) / 10 });
     }
   };

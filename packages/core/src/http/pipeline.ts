@@ -2,15 +2,18 @@ import type { Context, Middleware } from 'koa';
 import type { Clock } from '../clock/index.js';
 import { coreErrors } from '../errors/index.js';
 import type { Logger } from '../logger/index.js';
+import type { MetricsRecorder } from '../metrics/index.js';
 import { readRawBody, parseJsonBody } from './body.js';
 import { boundaryState, requestBoundary } from './boundary.js';
 import type { ClientIpResolver } from './client-ip.js';
 import type { RateLimitStore } from './rate-limit.js';
-import type { AdminAuth, AnyRoute, RouteInput, UserAuth } from './route.js';
+import { fullPath, type AdminAuth, type AnyRoute, type RouteInput, type UserAuth } from './route.js';
 import { parseInput } from './validate.js';
 
 export interface RouteKit {
   logger: Logger;
+  /** Where each request is reported when it ends (a no-op with metrics off). */
+  metrics: MetricsRecorder;
   clock: Clock;
   resolveClientIp: ClientIpResolver;
   bodyLimitBytes: number;
@@ -47,12 +50,15 @@ async function enforceRateLimit(kit: RouteKit, clientIp: string): Promise<void> 
  * and a refused request does no work past the step that refused it.
  */
 export function routeMiddleware(route: AnyRoute, kit: RouteKit): Middleware {
-  const boundary = requestBoundary(kit.logger);
+  const boundary = requestBoundary(kit.logger, kit.metrics);
+  const template = fullPath(route);
   const limitBytes = route.bodyLimitBytes ?? kit.bodyLimitBytes;
   const successStatus = route.successStatus ?? 200;
 
   const run = async (ctx: Context): Promise<void> => {
-    const { requestId, logger } = boundaryState(ctx);
+    const state = boundaryState(ctx);
+    state.route = template;
+    const { requestId, logger } = state;
     // Static headers first, so they survive an error response too (NIP-05 CORS).
     for (const [name, value] of Object.entries(route.headers ?? {})) ctx.set(name, value);
     const clientIp = kit.resolveClientIp(ctx.req.socket.remoteAddress, ctx.get('x-forwarded-for') || undefined);

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock/index.js';
 import { describeError, type Logger } from '../logger/index.js';
+import { noMetrics, type MetricsRecorder } from '../metrics/index.js';
 import type { LeaseRepository } from './leases.js';
 
 export interface TaskContext {
@@ -50,6 +51,7 @@ export class Scheduler {
     private readonly leases: LeaseRepository,
     private readonly clock: Clock,
     private readonly logger: Logger,
+    private readonly metrics: MetricsRecorder = noMetrics,
   ) {}
 
   /** Registers `task` to run every `intervalMs` once the scheduler starts. Names are unique. */
@@ -134,14 +136,21 @@ export class Scheduler {
   private async execute(task: Registered): Promise<boolean> {
     const logger = this.logger.child({ task: task.name });
     try {
-      if (!(await this.leases.acquire(task.name, this.holder, this.clock.now(), task.leaseMs))) return false;
+      if (!(await this.leases.acquire(task.name, this.holder, this.clock.now(), task.leaseMs))) {
+        this.metrics.task(task.name, 'lease_held', 0);
+        return false;
+      }
     } catch (err) {
       logger.error('scheduler could not take its lease', describeError(err));
+      this.metrics.task(task.name, 'lease_error', 0);
       return false;
     }
+    const started = performance.now();
     try {
       await task.task({ signal: this.controller.signal, now: this.clock.now(), logger });
+      this.metrics.task(task.name, 'ok', (performance.now() - started) / 1000);
     } catch (err) {
+      this.metrics.task(task.name, 'failed', (performance.now() - started) / 1000);
       logger.error('scheduler task failed; it runs again at its next interval', describeError(err));
     } finally {
       await this.leases.release(task.name, this.holder, this.clock.now()).catch((err: unknown) => {

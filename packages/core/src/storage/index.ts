@@ -14,5 +14,6 @@ export { connect, parseDatabaseUrl, type Connection, type DatabaseTarget } from 
 export { consumeOne, transitionOne, insertOrNull, type Executor, type Where } from './conditional.js';
 export { createDatabase, type Database } from './database.js';
 export { isUuid } from './uuid.js';
+export { poolUse, type PoolUse } from './pool-use.js';
 export { runMigrations, appliedMigrations, ledgerIdOf, checkMigrationSets, LEDGER_TABLE, type Migration, type MigrationSet } from './migrator.js';
 export { coreMigrations } from './migrations/index.js';
