@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { readTime, type Clock, type Database, type Knex, type PluginContext } from '@wallet/backend-core';
+import { type Clock, type Database, type Knex, type PluginContext } from '@wallet/backend-core';
 import { OPEN_STATUSES, RELAY_STATUS, toRelayEntry, type RelayEntry, type StoredRelayEntry } from './entry.js';
 import { grinRelayErrors } from './errors.js';
 import { RELAY_TABLE } from './migrations.js';
@@ -170,12 +170,16 @@ export class RelayService {
     return qb.where('expires_at', '>', this.db.dialect.time(now));
   }
 
-  /** Why a step's conditional update matched nothing, read after the fact. */
+  /**
+   * Why a step's conditional update matched nothing, read after the fact. An entry still in the
+   * awaited state failed only the update's expiry condition: states only move forward and a party
+   * is only ever removed, so the row matched id, party (checked just above) and state then too.
+   */
   private async whyNot(id: string, userId: string, role: 'sender' | 'recipient', awaited: string, stateError: Error): Promise<Error> {
     const row = (await this.db.knex(RELAY_TABLE).where({ id }).first()) as StoredRelayEntry | undefined;
     if (row === undefined) return grinRelayErrors.create.relay_not_found();
     if ((role === 'sender' ? row.sender_user_id : row.recipient_user_id) !== userId) return grinRelayErrors.create.relay_wrong_party();
-    if (row.status === RELAY_STATUS.expired || (row.status === awaited && readTime(row.expires_at) <= this.clock.now())) return grinRelayErrors.create.relay_expired();
+    if (row.status === RELAY_STATUS.expired || row.status === awaited) return grinRelayErrors.create.relay_expired();
     return stateError;
   }
 }
