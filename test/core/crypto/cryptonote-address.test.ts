@@ -147,6 +147,15 @@ describe('crypto: decodeCryptonoteAddress against published addresses', () => {
     expect(decodeCryptonoteAddress(address(18, spend, notAPoint), 'xmr'), 'view key').to.equal(null);
   });
 
+  it('refuses an overlong input before decoding it (a cost bound: 11 million characters in well under 100 ms)', () => {
+    // The longest address is 108 characters (a Wownero integrated one). Decoding 11 MB of valid
+    // base58 takes most of a second on the development machine; the length check takes nothing.
+    const long = '1'.repeat(11_000_000);
+    const started = performance.now();
+    expect(decodeCryptonoteAddress(long, 'xmr')).to.equal(null);
+    expect(performance.now() - started).to.be.below(100);
+  });
+
   it('refuses short inputs: a varint that never ends, an unknown tag', () => {
     // "3D" is the one-byte block 0x80 (128 = 2·58 + 12): a varint continuation byte with nothing after it.
     expect(cryptonoteBase58Decode('3D')).to.deep.equal(Uint8Array.of(0x80));
