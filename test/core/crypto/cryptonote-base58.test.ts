@@ -50,5 +50,9 @@ describe('crypto: Monero varint (LEB128)', () => {
   it('reads at most 8 bytes: 80×7 01 is 2^49, 80×8 01 is refused', () => {
     expect(decodeVarint(Uint8Array.of(0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01))).to.deep.equal({ value: 2 ** 49, length: 8 });
     expect(decodeVarint(Uint8Array.of(0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01))).to.equal(null);
+    // 2^53 − 1 (seven 0xff then 0x0f) is the largest exact value; 2^53 and 2^56 − 1 would come back rounded.
+    expect(decodeVarint(Uint8Array.of(0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x0f))).to.deep.equal({ value: 9_007_199_254_740_991, length: 8 });
+    expect(decodeVarint(Uint8Array.of(0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x10))).to.equal(null);
+    expect(decodeVarint(Uint8Array.of(0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f))).to.equal(null);
   });
 });

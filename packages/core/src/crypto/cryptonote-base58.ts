@@ -72,7 +72,8 @@ export function decodeVarint(bytes: Uint8Array, offset = 0): { value: number; le
   for (let i = 0; i < 8 && offset + i < bytes.length; i++) {
     const byte = bytes[offset + i]!;
     value += (byte & 0x7f) * 2 ** (7 * i);
-    if ((byte & 0x80) === 0) return { value, length: i + 1 };
+    // Eight bytes hold 56 bits; past 2^53 − 1 the sum is no longer exact, so it is refused.
+    if ((byte & 0x80) === 0) return Number.isSafeInteger(value) ? { value, length: i + 1 } : null;
   }
   return null;
 }
