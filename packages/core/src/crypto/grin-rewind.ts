@@ -43,7 +43,8 @@ export interface RewoundOutput {
   blind: Uint8Array;
 }
 
-const toBig = (bytes: Uint8Array): bigint => BigInt(`0x${bytesToHex(bytes) || '0'}`);
+/** Never called with no bytes (every caller passes a fixed-length, non-empty slice). */
+const toBig = (bytes: Uint8Array): bigint => BigInt(`0x${bytesToHex(bytes)}`);
 const to32 = (value: bigint): Uint8Array => hexToBytes(value.toString(16).padStart(64, '0'));
 const mod = (a: bigint, m: bigint): bigint => ((a % m) + m) % m;
 
@@ -64,8 +65,8 @@ function commitmentValid(commit: Uint8Array): boolean {
   if (commit.length !== 33 || (commit[0] !== 0x08 && commit[0] !== 0x09)) return false;
   const x = toBig(commit.subarray(1));
   if (x >= P) return false;
-  const rhs = mod(x * x * x + 7n, P);
-  return rhs === 0n || powMod(rhs, (P - 1n) / 2n, P) === 1n;
+  // x³ + 7 is never 0 (a point with y = 0 would have order 2; the group's order is prime): Euler's criterion suffices.
+  return powMod(mod(x * x * x + 7n, P), (P - 1n) / 2n, P) === 1n;
 }
 
 /** Two scalars from one ChaCha20 block (key = seed, counter = idx, retry in the last nonce word). */
@@ -99,7 +100,7 @@ export function grinRewindNonce(rewindHash: Uint8Array, commit: Uint8Array): Uin
 
 /** Parses the rewind hash as the owner API does: exactly 64 hex digits, any case. */
 export function parseRewindHash(text: string): Uint8Array | null {
-  return /^[0-9a-fA-F]{64}$/.test(text) ? hexToBytes(text.toLowerCase()) : null;
+  return /^[0-9a-fA-F]{64}$/.test(text) ? hexToBytes(text) : null;
 }
 
 /** Rewinds one Bulletproof with `nonce`; `extraData` stays null for Grin outputs. Never throws. */
@@ -168,10 +169,10 @@ export function scanGrinOutputs(rewindHash: Uint8Array, outputs: readonly ChainO
   let total = 0n;
   for (const output of outputs) {
     if (!/^[0-9a-fA-F]{66}$/.test(output.commit) || !/^(?:[0-9a-fA-F]{2})+$/.test(output.proof)) continue;
-    const commit = hexToBytes(output.commit.toLowerCase());
+    const commit = hexToBytes(output.commit);
     const nonce = grinRewindNonce(rewindHash, commit);
     if (nonce === null) continue;
-    const rewound = rewindBulletproof(commit, hexToBytes(output.proof.toLowerCase()), nonce);
+    const rewound = rewindBulletproof(commit, hexToBytes(output.proof), nonce);
     if (!rewound.ok) continue;
     total += rewound.value;
     found.push({
