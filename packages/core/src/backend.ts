@@ -226,7 +226,7 @@ export async function createWalletBackend(config: WalletBackendConfig): Promise<
             }
           },
         },
-        users: { exists: (userId, executor) => users.exists(userId, executor) },
+        users: { exists: (userId, executor) => users.exists(userId, executor), idByUsername: (username, executor) => users.idByUsername(username, executor) },
         audit: { append: (trx, entry) => audit.append(trx, entry) },
         chains,
         processor: late.processor,

@@ -52,7 +52,7 @@ export { gateErrors, InviteStore } from './gates/index.js';
 export { chainErrors } from './chains/index.js';
 export { processorErrors, GreenfieldClient, type ProcessorInvoice, type InvoiceStatus } from './processor/index.js';
 export type { ChallengeStore, IssuedChallenge } from './challenges/index.js';
-export { ASSETS, isAsset, type Asset, type ChainRegistry, type HeightSource, type Heights, type ChainNetwork } from './chains/index.js';
+export { ASSETS, isAsset, isReceivingAddress, type AddressAsset, type Asset, type ChainRegistry, type HeightSource, type Heights, type ChainNetwork } from './chains/index.js';
 export type { Scheduler, Task, TaskContext, TaskOptions } from './scheduler/index.js';
 export type { UserErasureHandler, UserExportHandler } from './hooks/index.js';
 export type { Peppers } from './crypto/index.js';

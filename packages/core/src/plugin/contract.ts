@@ -80,6 +80,8 @@ export interface PluginContext {
   readonly users: {
     /** Whether a registered user has this id; pass `trx` to see the caller's own transaction. */
     exists(userId: string, executor?: Knex | Knex.Transaction): Promise<boolean>;
+    /** The id of the user holding this username (case-insensitive), or null; a malformed handle is null, never a throw. */
+    idByUsername(username: string, executor?: Knex | Knex.Transaction): Promise<string | null>;
   };
   readonly chains: ChainRegistry;
   /** The payment processor (BTCPay Greenfield), or null when none is configured. */

@@ -28,12 +28,25 @@ export interface Dialect {
    * statement with RETURNING appended (SQLite ≥ 3.35 supports it).
    */
   deleteReturning<T>(executor: Knex | Knex.Transaction, table: string, where: (qb: Knex.QueryBuilder) => void): Promise<T[]>;
+  /**
+   * Makes `column` of `table` write-once in the database itself (a migration step): once it
+   * holds a value, an UPDATE that changes it or sets it back to NULL is refused (Postgres
+   * SQLSTATE 23514, SQLite `SQLITE_CONSTRAINT_TRIGGER`), whatever code runs it. A trigger per
+   * column, named `<table>_<column>_write_once`.
+   */
+  writeOnce(trx: Knex.Transaction, table: string, column: string): Promise<void>;
   /** A Date as this dialect stores it: a timestamptz on Postgres, fixed-width ISO-8601 UTC text on SQLite (so text order is time order). */
   time(date: Date): Date | string;
   /** A boolean as stored: native on Postgres, 0/1 on SQLite. */
   bool(value: boolean): boolean | number;
   /** A JSON value as stored: jsonb on Postgres, text on SQLite. */
   json(value: unknown): unknown;
+}
+
+/** A table or column name written into DDL text: only plain lower-case identifiers, so nothing needs quoting. */
+function plainName(name: string): string {
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(name)) throw new Error(`not a plain identifier: ${JSON.stringify(name)}`);
+  return name;
 }
 
 /** An arbitrary constant naming the migration advisory lock. */
@@ -50,6 +63,20 @@ const postgres: Dialect = {
   },
   async deleteReturning<T>(executor: Knex | Knex.Transaction, table: string, where: (qb: Knex.QueryBuilder) => void) {
     return (await executor(table).where(where).delete().returning('*')) as T[];
+  },
+  async writeOnce(trx, table, column) {
+    const name = `${table}_${column}_write_once`;
+    await trx.raw(
+      `CREATE FUNCTION ??() RETURNS trigger LANGUAGE plpgsql AS $$
+       BEGIN
+         IF OLD.?? IS NOT NULL AND NEW.?? IS DISTINCT FROM OLD.?? THEN
+           RAISE EXCEPTION '${plainName(table)}.${plainName(column)} is write-once' USING ERRCODE = '23514';
+         END IF;
+         RETURN NEW;
+       END $$`,
+      [name, column, column, column],
+    );
+    await trx.raw('CREATE TRIGGER ?? BEFORE UPDATE OF ?? ON ?? FOR EACH ROW EXECUTE FUNCTION ??()', [name, column, table, name]);
   },
   time: (date) => date,
   bool: (value) => value,
@@ -68,6 +95,14 @@ const sqlite: Dialect = {
   async deleteReturning<T>(executor: Knex | Knex.Transaction, table: string, where: (qb: Knex.QueryBuilder) => void) {
     const { sql, bindings } = executor(table).where(where).delete().toSQL().toNative();
     return (await executor.raw(`${sql} returning *`, bindings)) as T[];
+  },
+  async writeOnce(trx, table, column) {
+    await trx.raw(
+      `CREATE TRIGGER ?? BEFORE UPDATE OF ?? ON ?? FOR EACH ROW
+       WHEN OLD.?? IS NOT NULL AND NEW.?? IS NOT OLD.??
+       BEGIN SELECT RAISE(ABORT, '${plainName(table)}.${plainName(column)} is write-once'); END`,
+      [`${table}_${column}_write_once`, column, table, column, column, column],
+    );
   },
   time: (date) => date.toISOString(),
   bool: (value) => (value ? 1 : 0),

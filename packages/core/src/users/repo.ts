@@ -1,4 +1,5 @@
 import type { Clock } from '../clock/index.js';
+import { normaliseUsername } from '../directory/index.js';
 import { isUuid, readOptionalTime, readTime, type Database, type Knex } from '../storage/index.js';
 
 /** The caller's own view of their account (spec: UserInfo). */
@@ -30,6 +31,14 @@ export class UserRepository {
   async exists(userId: string, executor: Knex | Knex.Transaction = this.db.knex): Promise<boolean> {
     if (!isUuid(userId)) return false;
     return (await executor('users').select('id').where({ id: userId.toLowerCase() }).first()) !== undefined;
+  }
+
+  /** The id of the user holding this username (any case), or null; never a throw for a malformed handle. */
+  async idByUsername(username: string, executor: Knex | Knex.Transaction = this.db.knex): Promise<string | null> {
+    const normalised = normaliseUsername(username);
+    if (normalised === null) return null;
+    const row = (await executor('users').select('id').where({ username: normalised }).first()) as { id: string } | undefined;
+    return row?.id ?? null;
   }
 
   async findInfo(userId: string): Promise<UserInfo | null> {

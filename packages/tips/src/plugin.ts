@@ -1,0 +1,59 @@
+import type { WalletPlugin } from '@wallet/backend-core';
+import { tipsMigrations } from './migrations.js';
+import { addressChainsOn, TIPS_DEFAULTS, tipsOptionProblems, type TipsOptions } from './options.js';
+import { tipsRoutes } from './routes.js';
+import { TipsService } from './service.js';
+import { TIP_ASSETS, type TipAsset } from './tip.js';
+
+const HOUR_MS = 3_600_000;
+const FIVE_MINUTES_MS = 5 * 60_000;
+
+/**
+ * Public and targeted tips (spec › Public tips). The routes are always mounted and answer 400
+ * `tips_off` while tips are off (spec › General rule 1); the workers run only while they are on.
+ *
+ * @example
+ * const backend = await createWalletBackend({ ...settings, plugins: [tipsPlugin({ enabled: true, shareBase: 'https://wallet.example/tip/' })] });
+ */
+export function tipsPlugin(options: TipsOptions = {}): WalletPlugin {
+  const enabled = options.enabled ?? TIPS_DEFAULTS.enabled;
+  const targeted = enabled && (options.targeted ?? TIPS_DEFAULTS.targeted);
+  return {
+    name: 'tips',
+    version: '0.3.0',
+    migrations: tipsMigrations,
+    validateConfig: (settings) => tipsOptionProblems(options, settings),
+    setup(ctx) {
+      const assets = (): TipAsset[] => TIP_ASSETS.filter((asset) => (ctx.chains.enabled as readonly string[]).includes(asset));
+      const service = new TipsService({
+        db: ctx.db,
+        clock: ctx.clock,
+        users: ctx.users,
+        network: ctx.settings.chainNetwork,
+        enabled,
+        targeted,
+        assets,
+        shareBase: options.shareBase ?? '',
+      });
+      // Tips kept while tips were on are erased and exported whether or not they are on now.
+      ctx.hooks.onUserErasure((trx, userId) => service.eraseUser(trx, userId));
+      ctx.hooks.onUserExport((userId) => service.exportFor(userId));
+      const serveable = enabled && addressChainsOn(ctx.settings).length > 0;
+      ctx.capabilities.contribute(() => ({
+        tips: serveable,
+        ...(serveable ? { tip_assets: assets(), targeted_tips: targeted } : {}),
+      }));
+      for (const route of tipsRoutes(service)) ctx.routes.add(route);
+      if (!enabled) return;
+      ctx.scheduler.every('draft-gc', HOUR_MS, async ({ now, logger }) => {
+        const cancelled = await service.cancelStaleDrafts(now);
+        if (cancelled > 0) logger.info('stale tip drafts cancelled', { cancelled });
+      });
+      ctx.scheduler.every('lifecycle-gc', FIVE_MINUTES_MS, async ({ now, logger }) => {
+        const cancelled = await service.cancelStaleUnconfirmed(now);
+        if (cancelled > 0) logger.info('unconfirmed tips cancelled', { cancelled });
+      });
+      ctx.scheduler.every('stuck-claiming', FIVE_MINUTES_MS, ({ now, logger }) => service.logStuckClaiming(now, logger).then(() => undefined));
+    },
+  };
+}
