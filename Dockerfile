@@ -24,6 +24,7 @@ RUN apt-get update \
 COPY package.json package-lock.json ./
 COPY packages/core/package.json packages/core/
 COPY packages/grin-relay/package.json packages/grin-relay/
+COPY packages/tips/package.json packages/tips/
 COPY examples/server/package.json examples/server/
 COPY examples/cli/package.json examples/cli/
 # --ignore-scripts: the sources are not here yet, so `prepare` (the build) cannot run; the
@@ -53,6 +54,8 @@ COPY --from=build /app/packages/core/package.json packages/core/
 COPY --from=build /app/packages/core/dist/ packages/core/dist/
 COPY --from=build /app/packages/grin-relay/package.json packages/grin-relay/
 COPY --from=build /app/packages/grin-relay/dist/ packages/grin-relay/dist/
+COPY --from=build /app/packages/tips/package.json packages/tips/
+COPY --from=build /app/packages/tips/dist/ packages/tips/dist/
 COPY --from=build /app/examples/server/package.json examples/server/
 COPY --from=build /app/examples/server/dist/ examples/server/dist/
 COPY --from=build /app/examples/cli/package.json examples/cli/

@@ -20,6 +20,7 @@ const root = fileURLToPath(new URL('../', import.meta.url));
 const BUILD_OUTPUTS = [
   'packages/core/dist/index.js',
   'packages/grin-relay/dist/index.js',
+  'packages/tips/dist/index.js',
   'examples/server/dist/main.js',
   'examples/cli/dist/main.js',
 ];

@@ -55,6 +55,26 @@ eachDialect('reference server', (dialect) => {
     ]);
   });
 
+  it('mounts tips off by default (400 tips_off); FEATURE_TIPS needs a chain and TIP_SHARE_BASE, or the boot is refused', async () => {
+    let client = await start({});
+    expect((await client.get('/api/v1/capabilities')).body.tips).to.equal(false);
+    const off = await client.get('/api/v1/tips/social/00000000-0000-4000-8000-000000000000/public');
+    expect([off.status, off.body.error.code]).to.deep.equal([400, 'tips_off']);
+    await running!.close();
+    running = undefined;
+    const refused = await start({ FEATURE_TIPS: 'true', FEATURE_TARGETED_TIPS: 'yes' }).then(
+      () => expect.fail('booted'),
+      (err: unknown) => err as BootError,
+    );
+    expect(refused.problems).to.include.members([
+      'tips: tips (FEATURE_TIPS) need at least one of btc, ltc, xmr or wow chain access configured',
+      'tips: shareBase (TIP_SHARE_BASE) is required when tips are on',
+    ]);
+    client = await start({ FEATURE_TIPS: 'true', FEATURE_TARGETED_TIPS: 'true', TIP_SHARE_BASE: 'https://wallet.example/tip/', LTC_ESPLORA_URL: 'http://127.0.0.1:9/' });
+    expect((await client.get('/api/v1/capabilities')).body).to.include({ tips: true, targeted_tips: true });
+    expect((await client.get('/api/v1/capabilities')).body.tip_assets).to.deep.equal(['ltc']);
+  });
+
   it('METRICS_LISTEN opens the metrics listener, named in the "listening" line, and stops it with the server', async () => {
     const port = await freePort();
     const client = await start({ METRICS_LISTEN: String(port) });

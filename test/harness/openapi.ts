@@ -1,5 +1,6 @@
 import { createWalletBackend } from '@wallet/backend-core';
 import { grinRelayPlugin } from '@wallet/grin-relay';
+import { tipsPlugin } from '@wallet/tips';
 import { FAKE_API_KEY, FAKE_STORE_ID } from '../fakes/greenfield.js';
 import { FAKE_GRIN_SECRET } from '../fakes/grin-node.js';
 import { TEST_PUBLIC_API_URL, TEST_SECRETS } from './backend.js';
@@ -11,7 +12,7 @@ type Json = Record<string, any>;
 const NOWHERE = 'http://127.0.0.1:9';
 
 /**
- * The document of a backend with every optional core feature and the Grin relay plugin: the
+ * The document of a backend with every optional core feature, the Grin relay and the tips: the
  * most operations. The document depends on the routes only, not on the dialect or on any row,
  * so the backend is neither migrated nor started and SQLite alone is enough.
  */
@@ -21,7 +22,7 @@ export async function fullOpenApiDocument(): Promise<Json> {
     databaseUrl: await freshSqliteUrl(),
     nodeEnv: 'test',
     ...TEST_SECRETS,
-    plugins: [grinRelayPlugin({})],
+    plugins: [grinRelayPlugin({}), tipsPlugin({ enabled: true, targeted: true, shareBase: 'https://wallet.example.test/tip/' })],
     registrationRequireInvite: true,
     registrationRequirePow: true,
     registrationRequirePayment: true,

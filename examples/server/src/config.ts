@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { envNameOf, type LogLevel, type WalletBackendConfig, type WalletPlugin } from '@wallet/backend-core';
 import { grinRelayPlugin, type GrinRelayOptions } from '@wallet/grin-relay';
+import { tipsPlugin, type TipsOptions } from '@wallet/tips';
 import { optionFromEnv, readSecretFiles, settingsFromEnv, type Env } from './env.js';
 import { loadDevSecrets, SECRET_KEYS } from './secrets.js';
 
@@ -102,6 +103,11 @@ export function pluginsFromEnv(env: Env): WalletPlugin[] {
       expiryHours: optionFromEnv(env, 'GRIN_RELAY_EXPIRY_HOURS', 'int'),
       sweepIntervalSec: optionFromEnv(env, 'GRIN_RELAY_SWEEP_INTERVAL_SEC', 'int'),
     } as GrinRelayOptions),
+    tipsPlugin({
+      enabled: optionFromEnv(env, 'FEATURE_TIPS', 'bool'),
+      targeted: optionFromEnv(env, 'FEATURE_TARGETED_TIPS', 'bool'),
+      shareBase: optionFromEnv(env, 'TIP_SHARE_BASE', 'string'),
+    } as TipsOptions),
   ];
 }
 

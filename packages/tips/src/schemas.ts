@@ -14,7 +14,7 @@ const txid = (what: string) =>
 
 /** Atomic units (sat, piconero, nanogrin) as a JSON integer or a decimal string; answered as a string. Per-asset bounds are the service's. */
 const amount = v.pipe(
-  v.union([v.pipe(v.number(), v.safeInteger()), v.pipe(v.string(), v.regex(/^[1-9]\d{0,19}$/))], 'amount must be a positive whole number of atomic units (a JSON integer or a decimal string)'),
+  v.union([v.pipe(v.number(), v.safeInteger(), v.minValue(1)), v.pipe(v.string(), v.regex(/^[1-9]\d{0,19}$/))], 'amount must be a positive whole number of atomic units (a JSON integer or a decimal string)'),
   v.transform((value) => BigInt(value).toString()),
 );
 

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { grinRelayPlugin } from '@wallet/grin-relay';
+import { tipsPlugin } from '@wallet/tips';
 import { adminRoutes } from '../../../packages/core/src/admin/routes.js';
 import { buildOpenApiDocument } from '../../../packages/core/src/http/index.js';
 import {
@@ -67,7 +68,7 @@ eachDialect('hostile input, property-based (fast-check)', (dialect) => {
   useFakes(btc, ltc, lws, monerod, grin, prices, btcpay);
   // Every optional feature on, each upstream a fake that answers: the most routes, each reaching its real work.
   const t = useTestBackend(dialect, () => ({
-    plugins: [grinRelayPlugin({})],
+    plugins: [grinRelayPlugin({}), tipsPlugin({ enabled: true, targeted: true, shareBase: 'https://wallet.example.test/tip/' })],
     settings: {
       registrationRequireInvite: true,
       registrationRequirePow: true,
@@ -99,7 +100,7 @@ eachDialect('hostile input, property-based (fast-check)', (dialect) => {
     const operations: FuzzOperation[] = [...operationsOf(t.backend.openapi()), ...operationsOf(adminDocument(), { admin: true })];
     expect(operations.length).to.be.greaterThan(40);
     const tables = (await tableNames(t.backend)).filter((name) => !UNWATCHED_TABLES.has(name));
-    expect(tables).to.include.members(['users', 'sessions', 'user_keys', 'challenges', 'invite_codes', 'admin_keys', 'admin_sessions', 'admin_audit', 'grin_relay_entries']);
+    expect(tables).to.include.members(['users', 'sessions', 'user_keys', 'challenges', 'invite_codes', 'admin_keys', 'admin_sessions', 'admin_audit', 'grin_relay_entries', 'social_tips']);
     let snapshot = await snapshotTables(t.backend, tables);
 
     const send = async (request: HostileRequest) => {

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { adminErrors, chainErrors, coreErrors, directoryErrors, gateErrors, identityErrors, processorErrors, setupErrors, type ErrorSpec } from '@wallet/backend-core';
 import { grinRelayErrors } from '@wallet/grin-relay';
+import { tipErrors } from '@wallet/tips';
 import { REPO_ROOT } from '../../harness/index.js';
 
 /** Every catalogue the packages declare, by section title in docs/errors.md. */
@@ -14,6 +15,7 @@ const CATALOGUES: Record<string, Readonly<Record<string, ErrorSpec>>> = {
   Processor: processorErrors.specs,
   Chains: chainErrors.specs,
   'Grin relay': grinRelayErrors.specs,
+  Tips: tipErrors.specs,
   Admin: adminErrors.specs,
   Setup: setupErrors.specs,
 };
