@@ -76,7 +76,8 @@ export function verifyAssetSignature(input: AssetSignatureInput): boolean {
     case 'btc':
     case 'ltc': {
       const signer = recoverMessageSigner(message, signature, MESSAGE_NETWORKS[asset === 'btc' ? 'btc-mainnet' : 'ltc-mainnet']);
-      return signer !== null && compressedSecp256k1Hex(publicKey) !== null && bytesToHex(signer.publicKey) === publicKey.toLowerCase();
+      // The recovered key's hex is a valid SEC encoding of a point, so a key equal to it needs no separate shape or point check.
+      return signer !== null && bytesToHex(signer.publicKey) === publicKey.toLowerCase();
     }
     case 'xmr':
     case 'wow':
