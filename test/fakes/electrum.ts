@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { createServer as createTcpServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { createServer as createTlsServer } from 'node:tls';
 import { Transaction } from 'bitcoinjs-lib';
+import type { FakeUtxoChain } from './utxo-chain.js';
 
 /**
  * How the fake behaves:
@@ -41,6 +42,8 @@ export class ElectrumFake {
   relayFee = 0.00001;
   rejectBroadcast: string | null = null;
   broadcasts: string[] = [];
+  /** Transactions for `blockchain.transaction.get`, and the history of scripthashes not in `scripthashes`. */
+  chain: FakeUtxoChain | null = null;
   readonly received: Array<{ method: string; params: unknown[] }> = [];
   /** Connections ever accepted, and those whose first message was not `server.version`. */
   connectionsAccepted = 0;
@@ -143,7 +146,8 @@ export class ElectrumFake {
   }
 
   private dispatch(socket: Socket, method: string, params: unknown[]): { result: unknown } | { error: { code: number; message: string } } {
-    const state = this.scripthashes.get(String(params[0])) ?? { balance: { confirmed: 0, unconfirmed: 0 }, history: [], unspent: [] };
+    const fromChain = () => (this.chain?.historyOfScripthash(String(params[0])) ?? []).map((entry) => ({ tx_hash: entry.txid, height: entry.height ?? 0 }));
+    const state = this.scripthashes.get(String(params[0])) ?? { balance: { confirmed: 0, unconfirmed: 0 }, history: fromChain(), unspent: [] };
     switch (method) {
       case 'server.version':
         return { result: ['FakeElectrs 0.10.5', '1.4'] };
@@ -162,6 +166,13 @@ export class ElectrumFake {
         return { result: this.feeEstimates[Number(params[0])] ?? -1 };
       case 'blockchain.relayfee':
         return { result: this.relayFee };
+      case 'blockchain.transaction.get': {
+        // electrs: an unknown txid is a JSON-RPC error; verbose carries `confirmations` only once mined.
+        const found = this.chain?.get(String(params[0])) ?? null;
+        if (found === null) return { error: { code: 2, message: 'daemon error: No such mempool or blockchain transaction' } };
+        if (params[1] !== true) return { result: found.hex };
+        return { result: { txid: params[0], hex: found.hex, ...(found.height === null ? {} : { confirmations: this.tip.height - found.height + 1, blockhash: '00'.repeat(32) }) } };
+      }
       case 'blockchain.transaction.broadcast': {
         // electrs forwards the node's refusal as a JSON-RPC error (code 1 in ElectrumX and Fulcrum too).
         if (this.rejectBroadcast !== null) return { error: { code: 1, message: this.rejectBroadcast } };

@@ -21,6 +21,8 @@ export class GrinNodeFake extends HttpFake {
   outputs: FakeChainOutput[] = [];
   pushed: unknown[] = [];
   pushError: unknown = null;
+  /** Kernels on chain: excess (66 hex) → block height. */
+  kernels = new Map<string, number>();
 
   constructor() {
     super();
@@ -54,6 +56,30 @@ export class GrinNodeFake extends HttpFake {
             mmr_index: o.mmr_index,
           })),
         });
+      }
+      case 'get_outputs': {
+        // Outputs in the UTXO set among the commitments asked for; spent or unknown ones are left out.
+        const [commits, , , includeProof] = params as [string[] | null, number | null, number | null, boolean];
+        const wanted = new Set((commits ?? []).map((commit) => commit.toLowerCase()));
+        return ok(
+          this.outputs
+            .filter((o) => wanted.has(o.commit.toLowerCase()))
+            .map((o) => ({
+              output_type: o.is_coinbase ? 'Coinbase' : 'Transaction',
+              commit: o.commit,
+              spent: false,
+              proof: includeProof ? o.proof : null,
+              proof_hash: '00'.repeat(32),
+              block_height: o.height,
+              merkle_proof: null,
+              mmr_index: o.mmr_index,
+            })),
+        );
+      }
+      case 'get_kernel': {
+        const height = this.kernels.get(String(params[0]).toLowerCase());
+        if (height === undefined) return { json: { jsonrpc: '2.0', id, result: { Err: 'NotFound' } } };
+        return ok({ tx_kernel: { features: { Plain: { fee: 7_000_000 } }, excess: params[0], excess_sig: '00'.repeat(64) }, height, mmr_index: 1 });
       }
       case 'push_transaction':
         if (this.pushError !== null) return { json: { jsonrpc: '2.0', id, result: { Err: this.pushError } } };

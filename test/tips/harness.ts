@@ -7,7 +7,7 @@ import { tipsPlugin, type TipsOptions } from '@wallet/tips';
 import { utxoNetwork } from '../../packages/core/src/chains/utxo/index.js';
 import { createTestBackend, CryptonoteKey, seedSession, seedUser, useFakes, type DialectName, type TestBackend } from '../harness/index.js';
 import { EsploraFake } from '../fakes/esplora.js';
-import { GrinNodeFake } from '../fakes/grin-node.js';
+import { FAKE_GRIN_SECRET, GrinNodeFake } from '../fakes/grin-node.js';
 import { LwsFake, MonerodFake } from '../fakes/lws.js';
 
 export const SHARE_BASE = 'https://wallet.example.test/tip/';
@@ -65,6 +65,9 @@ export function useChainFakes() {
     new GrinNodeFake(),
   );
   return {
+    btc,
+    ltc,
+    grin,
     settings: () => ({
       btcEsploraUrl: btc.url,
       ltcEsploraUrl: ltc.url,
@@ -73,6 +76,7 @@ export function useChainFakes() {
       wowLwsUrl: wowLws.url,
       wowDaemonUrl: wowDaemon.url,
       grinNodeUrl: grin.url,
+      grinNodeApiSecret: FAKE_GRIN_SECRET,
     }),
   };
 }

@@ -146,7 +146,7 @@ export async function createWalletBackend(config: WalletBackendConfig): Promise<
     }),
     gatesPlugin({ settings: () => late.settings!, processor: () => late.processor }),
     directoryPlugin(),
-    chainsPlugin({ settings: () => late.settings!, metrics: () => late.metrics?.recorder ?? null }),
+    chainsPlugin({ settings: () => late.settings!, metrics: () => late.metrics?.recorder ?? null, registry: () => chains }),
     adminPlugin({ service: () => late.admin!, overlay: () => late.overlay! }),
   ];
   const allPlugins = [...corePlugins, ...plugins];

@@ -51,17 +51,18 @@ export function addressChainsOn(settings: Readonly<ChainSettings>): TipAsset[] {
   return on;
 }
 
-function shareBaseProblem(shareBase: unknown, production: boolean): string | null {
-  if (typeof shareBase !== 'string' || shareBase === '') return 'shareBase (TIP_SHARE_BASE) is required when tips are on';
+function shareBaseProblems(shareBase: unknown, production: boolean): string[] {
+  if (typeof shareBase !== 'string' || shareBase === '') return ['shareBase (TIP_SHARE_BASE) is required when tips are on'];
   let url: URL;
   try {
     url = new URL(shareBase);
   } catch {
-    return 'shareBase (TIP_SHARE_BASE) must be an absolute URL';
+    return ['shareBase (TIP_SHARE_BASE) must be an absolute URL'];
   }
-  if (url.protocol !== 'https:' && (production || url.protocol !== 'http:')) return `shareBase (TIP_SHARE_BASE) must use https${production ? ' in production' : ' (or http outside production)'}`;
-  if (shareBase.includes('#')) return 'shareBase (TIP_SHARE_BASE) must not carry a fragment: the wallet appends the tip secret as the fragment';
-  return null;
+  const problems: string[] = [];
+  if (url.protocol !== 'https:' && (production || url.protocol !== 'http:')) problems.push(`shareBase (TIP_SHARE_BASE) must use https${production ? ' in production' : ' (or http outside production)'}`);
+  if (shareBase.includes('#')) problems.push('shareBase (TIP_SHARE_BASE) must not carry a fragment: the wallet appends the tip secret as the fragment');
+  return problems;
 }
 
 /** Every problem with the options, given the core settings (fail closed: tips on must be serveable). */
@@ -73,8 +74,7 @@ export function tipsOptionProblems(options: TipsOptions, settings: Readonly<Chai
   if (targeted === true && enabled !== true) problems.push('targeted (FEATURE_TARGETED_TIPS) needs tips on (FEATURE_TIPS)');
   if (enabled === true) {
     if (addressChainsOn(settings).length === 0) problems.push('tips (FEATURE_TIPS) need at least one of btc, ltc, xmr or wow chain access configured');
-    const shareBase = shareBaseProblem(options.shareBase, settings.nodeEnv === 'production');
-    if (shareBase !== null) problems.push(shareBase);
+    problems.push(...shareBaseProblems(options.shareBase, settings.nodeEnv === 'production'));
   }
   return problems;
 }

@@ -4,9 +4,16 @@ import { addressChainsOn, TIPS_DEFAULTS, tipsOptionProblems, type TipsOptions } 
 import { tipsRoutes } from './routes.js';
 import { TipsService } from './service.js';
 import { TIP_ASSETS, type TipAsset } from './tip.js';
+import { TipWorkers, type RunReport } from './workers.js';
 
 const HOUR_MS = 3_600_000;
 const FIVE_MINUTES_MS = 5 * 60_000;
+/** How often the chain is read for funding and sweeps: a block is at least a minute on every chain. */
+const CHAIN_WATCH_MS = 60_000;
+
+const reported = (what: string, report: RunReport, logger: { info(message: string, fields?: Record<string, unknown>): void }) => {
+  if (report.moved > 0 || report.failed > 0) logger.info(what, { moved: report.moved, failed: report.failed });
+};
 
 /**
  * Public and targeted tips (spec › Public tips). The routes are always mounted and answer 400
@@ -54,6 +61,10 @@ export function tipsPlugin(options: TipsOptions = {}): WalletPlugin {
         if (cancelled > 0) logger.info('unconfirmed tips cancelled', { cancelled });
       });
       ctx.scheduler.every('stuck-claiming', FIVE_MINUTES_MS, ({ now, logger }) => service.logStuckClaiming(now, logger).then(() => undefined));
+      const workers = new TipWorkers(ctx.db, ctx.clock, ctx.chains);
+      ctx.scheduler.every('funding-watch', CHAIN_WATCH_MS, async ({ logger }) => reported('tip funding checked', await workers.confirmFunding(logger), logger));
+      ctx.scheduler.every('sweep-reconciler', CHAIN_WATCH_MS, async ({ logger }) => reported('tip sweeps checked', await workers.reconcileSweeps(logger), logger));
+      ctx.scheduler.every('grin-reorg-check', FIVE_MINUTES_MS, async ({ logger }) => reported('claimed grin tips checked for reorgs', await workers.checkGrinReorgs(logger), logger));
     },
   };
 }

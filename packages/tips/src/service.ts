@@ -240,7 +240,7 @@ export class TipsService {
     return this.cancelOlderThan(TIP_STATUS.draft, now);
   }
 
-  /** pending_confirmation older than 7 days → cancelled (every 5 minutes); the sender can still claw back. */
+  /** pending_confirmation for more than 7 days (since the funding was attached) → cancelled (every 5 minutes); the sender can still claw back. */
   async cancelStaleUnconfirmed(now: Date): Promise<number> {
     return this.cancelOlderThan(TIP_STATUS.pendingConfirmation, now);
   }
@@ -373,12 +373,17 @@ export class TipsService {
     return { tips: rows.map(toInboxTip) };
   }
 
+  /**
+   * A tip in `status` for more than 7 days → cancelled. `updated_at` is when it entered the
+   * state: nothing else writes a draft or an unconfirmed tip, so a draft funded on its last day
+   * gets its own 7 days to confirm.
+   */
   private async cancelOlderThan(status: string, now: Date): Promise<number> {
     const cutoff = this.db.dialect.time(new Date(now.getTime() - STALE_TIP_MS));
     return this.db
       .knex(TIPS_TABLE)
       .where({ status })
-      .where('created_at', '<', cutoff)
+      .where('updated_at', '<', cutoff)
       .update({ status: TIP_STATUS.cancelled, updated_at: this.db.dialect.time(now) });
   }
 }

@@ -1,9 +1,7 @@
+import type { ChainAccess, GrinChainReader, HeightSource, UtxoChainReader } from '../plugin/index.js';
 import { ASSETS, type Asset } from './assets.js';
 
-/** Anything that can tell a chain's tip height: the chain adapters provide one each. */
-export interface HeightSource {
-  tipHeight(signal?: AbortSignal): Promise<number>;
-}
+export type { HeightSource };
 
 export type Heights = Record<Asset, number | null>;
 
@@ -32,8 +30,26 @@ async function boundedHeight(source: HeightSource, timeoutMs: number): Promise<n
  * The enabled chains and their tip heights. A chain is enabled when something provides its
  * height; the chain-access features register their adapters here.
  */
-export class ChainRegistry {
+export class ChainRegistry implements ChainAccess {
   private readonly sources = new Map<Asset, HeightSource>();
+  private readonly utxoReaders = new Map<'btc' | 'ltc', UtxoChainReader>();
+  private grinReader: GrinChainReader | null = null;
+
+  provideUtxoReader(asset: 'btc' | 'ltc', reader: UtxoChainReader): void {
+    this.utxoReaders.set(asset, reader);
+  }
+
+  provideGrinReader(reader: GrinChainReader): void {
+    this.grinReader = reader;
+  }
+
+  utxo(asset: 'btc' | 'ltc'): UtxoChainReader | null {
+    return this.utxoReaders.get(asset) ?? null;
+  }
+
+  grin(): GrinChainReader | null {
+    return this.grinReader;
+  }
 
   provideHeight(asset: Asset, source: HeightSource): void {
     if (this.sources.has(asset)) throw new Error(`a height source for ${asset} is already registered`);

@@ -1,29 +1,33 @@
 import type { Settings } from '../config/index.js';
 import { instrumentUpstream, type MetricsRecorder } from '../metrics/index.js';
 import type { WalletPlugin } from '../plugin/index.js';
-import { GrinChainService, GrinNodeClient, grinRoutes } from './grin/index.js';
+import type { ChainRegistry } from './heights.js';
+import { GrinChainService, GrinNodeClient, GrinReader, grinRoutes } from './grin/index.js';
 import { CryptonoteDaemonClient, LwsChainService, LwsClient, lwsRoutes, type LwsAsset, type LwsChain } from './lws/index.js';
 import { fetchCoinGeckoPrices, PriceCache, priceRoutes } from './prices/index.js';
-import { ElectrumClient, EsploraClient, UtxoChainService, utxoRoutes, type UtxoAsset, type UtxoBackend } from './utxo/index.js';
+import { ElectrumClient, EsploraClient, UtxoChainService, UtxoReader, utxoRoutes, type UtxoAsset, type UtxoBackend } from './utxo/index.js';
 
 /**
  * Chain access as a core plugin: each configured chain registers its adapter, its height source
  * and its routes; an unconfigured chain's routes answer 400 `chain_disabled` without any upstream
  * call. (Secrets such as the Grin API secret come through the factory, not the plugin context.)
  */
-export function chainsPlugin(options: { settings: () => Settings; metrics: () => MetricsRecorder | null }): WalletPlugin {
+export function chainsPlugin(options: { settings: () => Settings; metrics: () => MetricsRecorder | null; registry: () => ChainRegistry }): WalletPlugin {
   return {
     name: 'core-chains',
     setup(ctx) {
       const settings = options.settings();
       const metrics = options.metrics();
+      // Core's own registry: plugins see it only through the ChainAccess view of the contract.
+      const registry = options.registry();
       // Every upstream client is timed and counted per chain when metrics are on.
       const timed = <T extends object>(client: T, chain: string, upstream: string): T => instrumentUpstream(client, { chain, upstream }, metrics);
       let grin: GrinChainService | null = null;
       if (settings.grinNodeUrl !== undefined) {
         const node = timed(new GrinNodeClient({ url: settings.grinNodeUrl, apiSecret: settings.grinNodeApiSecret, timeoutMs: settings.upstreamTimeoutMs }), 'grin', 'grin-node');
         grin = new GrinChainService(node, settings.chainNetwork, settings.grinScanPageSize);
-        ctx.chains.provideHeight('grin', node);
+        registry.provideHeight('grin', node);
+        registry.provideGrinReader(new GrinReader(node));
       }
       for (const route of grinRoutes(grin)) ctx.routes.add(route);
 
@@ -44,7 +48,8 @@ export function chainsPlugin(options: { settings: () => Settings; metrics: () =>
           continue;
         }
         utxoBackends[asset] = backend;
-        ctx.chains.provideHeight(asset, backend);
+        registry.provideHeight(asset, backend);
+        registry.provideUtxoReader(asset, new UtxoReader(backend, asset, settings.chainNetwork));
       }
       for (const route of utxoRoutes(new UtxoChainService(utxoBackends, settings.chainNetwork))) ctx.routes.add(route);
 
@@ -53,7 +58,7 @@ export function chainsPlugin(options: { settings: () => Settings; metrics: () =>
         if (lwsUrl === undefined || daemonUrl === undefined) continue;
         const daemon = timed(new CryptonoteDaemonClient(daemonUrl, settings.upstreamTimeoutMs), asset, 'daemon');
         lwsChains[asset] = { lws: timed(new LwsClient(lwsUrl, settings.upstreamTimeoutMs), asset, 'lws'), daemon };
-        ctx.chains.provideHeight(asset, daemon);
+        registry.provideHeight(asset, daemon);
       }
       for (const route of lwsRoutes(new LwsChainService(lwsChains, settings.chainNetwork))) ctx.routes.add(route);
 

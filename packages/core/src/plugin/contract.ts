@@ -1,6 +1,6 @@
 import type { SessionService, SignedActionVerifier } from '../auth/index.js';
 import type { CapabilityContributor } from '../capabilities/index.js';
-import type { ChainRegistry } from '../chains/index.js';
+import type { Asset, Heights } from '../chains/index.js';
 import type { ChallengeStore } from '../challenges/index.js';
 import type { Clock } from '../clock/index.js';
 import type { Settings } from '../config/index.js';
@@ -13,6 +13,57 @@ import type { GreenfieldClient } from '../processor/index.js';
 import type { Task, TaskOptions } from '../scheduler/index.js';
 import type { AuditEntry, AuditInput } from '../admin/index.js';
 import type { Database, Knex, Migration } from '../storage/index.js';
+
+/** What a BTC/LTC transaction paid one address, and how deep it is. */
+export interface UtxoReceipt {
+  /** 0 while in the mempool. */
+  confirmations: number;
+  /** Sum of the outputs paying the address, in satoshis. */
+  received: bigint;
+  /** Their output indexes. */
+  outputs: number[];
+}
+
+/** The transaction that spent an output, and how deep it is. */
+export interface UtxoSpend {
+  txid: string;
+  confirmations: number;
+}
+
+/** Read access to a BTC or LTC chain through the configured indexer (Esplora or Electrum). Upstream failures throw (503 errors). */
+export interface UtxoChainReader {
+  /** What `txid` paid `address` and its confirmations; null when the chain (and mempool) does not know the transaction. */
+  received(txid: string, address: string): Promise<UtxoReceipt | null>;
+  /** The first transaction the indexer knows that spends an output of `txid` paid to `address`; null while none does. */
+  spent(txid: string, address: string): Promise<UtxoSpend | null>;
+}
+
+/** Read access to the Grin chain through the node's foreign API. Upstream failures throw. */
+export interface GrinChainReader {
+  /** The output with this commitment in the UTXO set (unspent) and its confirmations; null when it is not there. */
+  unspentOutput(commitment: string): Promise<{ height: number; confirmations: number } | null>;
+  /** The kernel with this excess on chain and its confirmations; null when not found. */
+  kernel(excess: string): Promise<{ height: number; confirmations: number } | null>;
+}
+
+/** Anything that can tell a chain's tip height. */
+export interface HeightSource {
+  tipHeight(signal?: AbortSignal): Promise<number>;
+}
+
+/** The chains a plugin may use: which are on, their heights, and readers for the workers that watch them. */
+export interface ChainAccess {
+  /** Enables `asset` with this height source (a chain adapter plugin); a second source for one asset refuses the boot. */
+  provideHeight(asset: Asset, source: HeightSource): void;
+  /** Enabled chains, in the spec's asset order. */
+  readonly enabled: Asset[];
+  /** Every asset's tip height (null when disabled, failing or slower than `timeoutMs`). */
+  heights(timeoutMs: number): Promise<Heights>;
+  /** The BTC or LTC reader, or null when that chain is off. */
+  utxo(asset: 'btc' | 'ltc'): UtxoChainReader | null;
+  /** The Grin reader, or null when Grin is off. */
+  grin(): GrinChainReader | null;
+}
 
 /** A plugin migration: forward-only, additive; its ledger id is `<plugin name>/<id>`. */
 export type PluginMigration = Migration;
@@ -83,7 +134,7 @@ export interface PluginContext {
     /** The id of the user holding this username (case-insensitive), or null; a malformed handle is null, never a throw. */
     idByUsername(username: string, executor?: Knex | Knex.Transaction): Promise<string | null>;
   };
-  readonly chains: ChainRegistry;
+  readonly chains: ChainAccess;
   /** The payment processor (BTCPay Greenfield), or null when none is configured. */
   readonly processor: GreenfieldClient | null;
   readonly scheduler: {

@@ -1,3 +1,4 @@
 export { GrinNodeClient, GrinNodeRefusal, type GrinNodeOptions, type NodeOutput, type UnspentOutputsPage } from './node-client.js';
 export { GrinChainService, coinbaseMaturityOf } from './service.js';
 export { grinRoutes } from './routes.js';
+export { GrinReader } from './reader.js';

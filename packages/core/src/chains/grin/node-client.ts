@@ -55,6 +55,27 @@ export class GrinNodeClient {
     return page as UnspentOutputsPage;
   }
 
+  /** The unspent outputs among `commits` (the node leaves out spent and unknown ones). */
+  async outputsByCommit(commits: string[]): Promise<NodeOutput[]> {
+    const outputs = await this.call('get_outputs', [commits, null, null, false, false]);
+    if (!Array.isArray(outputs)) throw chainErrors.create.grin_node_unavailable();
+    return outputs as NodeOutput[];
+  }
+
+  /** The kernel's block height, or null when the node does not know it (`Err: NotFound`). */
+  async kernelHeight(excess: string): Promise<number | null> {
+    let found: unknown;
+    try {
+      found = await this.call('get_kernel', [excess, null, null]);
+    } catch (err) {
+      if (err instanceof GrinNodeRefusal) return null;
+      throw err;
+    }
+    const height = (found as { height?: unknown } | null)?.height;
+    if (!Number.isSafeInteger(height)) throw chainErrors.create.grin_node_unavailable();
+    return height as number;
+  }
+
   async pushTransaction(tx: unknown, fluff: boolean): Promise<void> {
     await this.call('push_transaction', [tx, fluff]);
   }

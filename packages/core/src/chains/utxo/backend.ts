@@ -9,4 +9,6 @@ export interface UtxoBackend extends HeightSource {
   feeRate(blocks: number): Promise<number>;
   /** The txid the node accepted; a refusal throws `tx_rejected`. */
   broadcast(hex: string): Promise<string>;
+  /** The raw transaction and its confirmations (0 in the mempool); null when the server does not know it. */
+  transaction(txid: string): Promise<{ hex: string; confirmations: number } | null>;
 }

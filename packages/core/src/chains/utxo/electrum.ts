@@ -120,6 +120,25 @@ export class ElectrumClient implements UtxoBackend {
     return txid;
   }
 
+  /**
+   * `blockchain.transaction.get` verbose (electrs forwards it to bitcoind, Fulcrum and ElectrumX
+   * answer it themselves): `hex` and `confirmations` (absent while in the mempool). A JSON-RPC
+   * error is the server saying it does not know the transaction.
+   */
+  async transaction(txid: string) {
+    let answer: unknown;
+    try {
+      answer = await this.connection.call('blockchain.transaction.get', [txid, true]);
+    } catch (err) {
+      if (err instanceof ElectrumRpcError) return null;
+      throw chainErrors.create.electrum_unavailable();
+    }
+    const tx = answer as { hex?: unknown; confirmations?: unknown } | null;
+    if (typeof tx?.hex !== 'string' || !/^([0-9a-f]{2})+$/.test(tx.hex)) throw chainErrors.create.electrum_unavailable();
+    if (tx.confirmations !== undefined && !isCount(tx.confirmations)) throw chainErrors.create.electrum_unavailable();
+    return { hex: tx.hex, confirmations: (tx.confirmations as number | undefined) ?? 0 };
+  }
+
   /** The service validated the address for this asset and network before calling. */
   private scripthash(address: string): string {
     const script = outputScriptOf(address, this.options.asset, this.options.network);

@@ -82,6 +82,19 @@ export class EsploraClient implements UtxoBackend {
     return text.trim();
   }
 
+  async transaction(txid: string) {
+    const response = await this.request('GET', `/tx/${txid}/hex`);
+    if (response.status === 404) return null;
+    if (response.status !== 200) throw chainErrors.create.esplora_unavailable();
+    const hex = (await response.text().catch(() => '')).trim();
+    if (!/^([0-9a-f]{2})+$/.test(hex)) throw chainErrors.create.esplora_unavailable();
+    const status = (await this.json(`/tx/${txid}/status`)) as TxStatus | null;
+    if (typeof status?.confirmed !== 'boolean') throw chainErrors.create.esplora_unavailable();
+    if (!status.confirmed) return { hex, confirmations: 0 };
+    if (!isCount(status.block_height)) throw chainErrors.create.esplora_unavailable();
+    return { hex, confirmations: Math.max(0, (await this.tipHeight()) - status.block_height + 1) };
+  }
+
   private async request(method: string, path: string, body?: string, signal?: AbortSignal): Promise<Response> {
     const timeout = AbortSignal.timeout(this.timeoutMs);
     try {

@@ -5,3 +5,4 @@ export { ElectrumConnection, ElectrumRpcError, ElectrumTransportError, parseElec
 export { UtxoChainService } from './service.js';
 export { utxoRoutes } from './routes.js';
 export { outputScriptOf, parseTransactionHex, utxoNetwork, type UtxoAsset } from './networks.js';
+export { UtxoReader } from './reader.js';
