@@ -72,18 +72,20 @@ export class LwsFake extends HttpFake {
 /** monerod's plain JSON RPC endpoints used for height and confirmations. */
 export class MonerodFake extends HttpFake {
   height = 3_100_000;
-  txs = new Map<string, { in_pool: boolean; block_height?: number }>();
+  /** Known transactions; `as_json` is what `decode_as_json` answers (a real daemon's decoded transaction). */
+  txs = new Map<string, { in_pool: boolean; block_height?: number; as_json?: string }>();
 
   constructor() {
     super();
     this.route('POST /get_height', () => ({ json: { height: this.height, hash: 'ab'.repeat(32), status: 'OK', untrusted: false } }));
     this.route('POST /get_transactions', (_req, body) => {
-      const hashes = (body as { txs_hashes: string[] }).txs_hashes;
+      const { txs_hashes: hashes, decode_as_json: decode } = body as { txs_hashes: string[]; decode_as_json?: boolean };
       const txs = hashes.filter((h) => this.txs.has(h)).map((h) => {
         const tx = this.txs.get(h)!;
+        const json = decode === true ? { as_json: tx.as_json ?? '' } : {};
         return tx.in_pool
-          ? { tx_hash: h, as_hex: '', in_pool: true, double_spend_seen: false, relayed: true, received_timestamp: 1_700_000_000 }
-          : { tx_hash: h, as_hex: '', in_pool: false, double_spend_seen: false, block_height: tx.block_height, confirmations: this.height - tx.block_height!, block_timestamp: 1_700_000_000, output_indices: [1, 2] };
+          ? { tx_hash: h, as_hex: '', ...json, in_pool: true, double_spend_seen: false, relayed: true, received_timestamp: 1_700_000_000 }
+          : { tx_hash: h, as_hex: '', ...json, in_pool: false, double_spend_seen: false, block_height: tx.block_height, confirmations: this.height - tx.block_height!, block_timestamp: 1_700_000_000, output_indices: [1, 2] };
       });
       return { json: { txs, missed_tx: hashes.filter((h) => !this.txs.has(h)), status: 'OK', untrusted: false } };
     });

@@ -68,6 +68,7 @@ export function useChainFakes() {
     btc,
     ltc,
     grin,
+    xmrDaemon,
     settings: () => ({
       btcEsploraUrl: btc.url,
       ltcEsploraUrl: ltc.url,

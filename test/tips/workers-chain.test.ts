@@ -1,8 +1,10 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { address as addressCodec, networks, Transaction, type Network } from 'bitcoinjs-lib';
 import { utxoNetwork } from '../../packages/core/src/chains/utxo/index.js';
-import { eachDialect, useFakes } from '../harness/index.js';
+import { eachDialect, REPO_ROOT, useFakes } from '../harness/index.js';
 import { ElectrumFake } from '../fakes/electrum.js';
 import { FakeUtxoChain } from '../fakes/utxo-chain.js';
 import { hex, tipAddress, tipBody, useChainFakes, useTipsWorld, type TipsWorld } from './harness.js';
@@ -138,12 +140,6 @@ eachDialect('tips: chain workers (BTC through Esplora)', (dialect) => {
       else expect([clawback.body.error.code, status], `round ${round}`).to.deep.equal(['tip_settled', 'claimed']);
     }
   });
-
-  it('xmr and wow tips are left for their funding check (not built yet); pending_confirmation stays', async () => {
-    const created = await w.t.client.post(TIPS, tipBody('xmr'), { token: w.sender.token });
-    await run(w, 'funding-watch');
-    expect((await statusOf(w, created.body.tip_id)).status).to.equal('pending_confirmation');
-  });
 });
 
 eachDialect('tips: chain workers (LTC through Electrum)', (dialect) => {
@@ -236,5 +232,65 @@ eachDialect('tips: chain workers (Grin)', (dialect) => {
     chains.grin.outputs = [];
     await run(w, 'sweep-reconciler');
     expect((await statusOf(w, id)).status).to.equal('claiming');
+  });
+});
+
+interface TxKeyVector {
+  txid: string;
+  tx_key: string;
+  paid_address: string;
+  sender_address: string;
+  block_height: number;
+  as_json: string;
+  check_tx_key: { paid: { received: number }; sender: { received: number } };
+}
+const XMR_VECTOR = JSON.parse(readFileSync(join(REPO_ROOT, 'test/vectors/xmr-tx-key.json'), 'utf8')) as TxKeyVector;
+
+eachDialect('tips: chain workers (XMR through the daemon, funding proven with the tx key)', (dialect) => {
+  const chains = useChainFakes();
+  const w = useTipsWorld(dialect, chains);
+  beforeEach(() => {
+    chains.xmrDaemon.txs = new Map([[XMR_VECTOR.txid, { in_pool: false, block_height: XMR_VECTOR.block_height, as_json: XMR_VECTOR.as_json }]]);
+    chains.xmrDaemon.height = XMR_VECTOR.block_height + 9; // 9 deep
+  });
+  const create = async (fields: Record<string, unknown>) => {
+    const body = tipBody('xmr', { tip_address: XMR_VECTOR.paid_address, funding_txid: XMR_VECTOR.txid, funding_tx_key: XMR_VECTOR.tx_key, ...fields });
+    const created = await w.t.client.post(TIPS, body, { token: w.sender.token });
+    expect(created.status, created.text).to.equal(200);
+    return created.body.tip_id as string;
+  };
+
+  it('pending at 10 confirmations when the proven amount (monero-wallet-rpc check_tx_key’s) covers the tip; short, another address or another key is funding_mismatch', async () => {
+    const paid = String(XMR_VECTOR.check_tx_key.paid.received);
+    const exact = await create({ amount: paid });
+    const over = await create({ amount: String(BigInt(paid) + 1n) });
+    const sender = await create({ tip_address: XMR_VECTOR.sender_address, amount: String(XMR_VECTOR.check_tx_key.sender.received) });
+    const wrongKey = await create({ funding_tx_key: `${'0'.repeat(62)}01`, amount: '1' });
+    await run(w, 'funding-watch');
+    for (const id of [exact, over, sender, wrongKey]) expect((await statusOf(w, id)).status).to.equal('pending_confirmation');
+    chains.xmrDaemon.height = XMR_VECTOR.block_height + 10;
+    await run(w, 'funding-watch');
+    expect((await statusOf(w, exact)).status).to.equal('pending');
+    expect((await statusOf(w, over)).status).to.equal('funding_mismatch');
+    // The sender's change output is proven by the same key: the check reads every output.
+    expect((await statusOf(w, sender)).status).to.equal('pending');
+    expect((await statusOf(w, wrongKey)).status).to.equal('funding_mismatch');
+  });
+
+  it('the sweep: claimed once the recorded sweep transaction is 10 deep', async () => {
+    const id = await create({ amount: '1000' });
+    chains.xmrDaemon.height = XMR_VECTOR.block_height + 10;
+    await run(w, 'funding-watch');
+    await w.t.client.post(`${TIPS}/${id}/claim`, undefined, { token: w.other.token });
+    await run(w, 'sweep-reconciler');
+    expect((await statusOf(w, id)).status).to.equal('claiming');
+    const sweep = hex(32);
+    await w.t.client.post(`${TIPS}/${id}/confirm-sweep`, { sweep_txid: sweep }, { token: w.other.token });
+    chains.xmrDaemon.txs.set(sweep, { in_pool: false, block_height: chains.xmrDaemon.height - 9 });
+    await run(w, 'sweep-reconciler');
+    expect((await statusOf(w, id)).status).to.equal('claiming');
+    chains.xmrDaemon.height += 1;
+    await run(w, 'sweep-reconciler');
+    expect((await statusOf(w, id)).status).to.equal('claimed');
   });
 });

@@ -33,8 +33,9 @@ export class TipWorkers {
 
   /**
    * `pending_confirmation` → `pending` once the funding is confirmed at the asset's depth and
-   * covers the amount; → `funding_mismatch` once it is confirmed at depth and does not. Grin:
-   * the commitment in the UTXO set at depth 10; its amount is hidden and accepted with a warning.
+   * covers the amount; → `funding_mismatch` once it is confirmed at depth and does not. XMR/WOW:
+   * the amount proven with the funding transaction's secret key. Grin: the commitment in the
+   * UTXO set at depth 10; its amount is hidden and accepted with a warning.
    */
   async confirmFunding(logger: Logger): Promise<RunReport> {
     return this.run(TIP_STATUS.pendingConfirmation, logger, async (tip) => {
@@ -53,15 +54,19 @@ export class TipWorkers {
         logger.warn('grin tip funded: the amount is hidden in the commitment and accepted as stated', { tip_id: tip.id });
         return { to: TIP_STATUS.pending, funded: true };
       }
-      // xmr/wow: the funding-key check is not built yet; the tip waits (and the lifecycle GC applies).
-      return null;
+      const reader = this.chains.cryptonote(tip.asset);
+      if (reader === null || tip.tip_address === null || tip.funding_txid === null || tip.funding_tx_key === null) return null;
+      const receipt = await reader.receivedWithTxKey(tip.funding_txid, tip.funding_tx_key, tip.tip_address);
+      if (receipt === null || receipt.confirmations < CONFIRMATIONS[tip.asset]) return null;
+      return receipt.received >= BigInt(tip.amount) ? { to: TIP_STATUS.pending, funded: true } : { to: TIP_STATUS.fundingMismatch };
     });
   }
 
   /**
    * `claiming` → `claimed` once a sweep is confirmed at depth, whoever recorded a txid: BTC/LTC,
    * any transaction spending the tip's funding outputs; Grin, the commitment gone from the UTXO
-   * set AND the recorded sweep kernel at depth 10.
+   * set AND the recorded sweep kernel at depth 10; XMR/WOW, the recorded sweep transaction at
+   * depth (without the spend key no server can see which transaction spent an output).
    */
   async reconcileSweeps(logger: Logger): Promise<RunReport> {
     return this.run(TIP_STATUS.claiming, logger, async (tip) => {
@@ -78,7 +83,11 @@ export class TipWorkers {
         const kernel = await reader.kernel(tip.sweep_txid);
         return kernel !== null && kernel.confirmations >= CONFIRMATIONS.grin ? { to: TIP_STATUS.claimed, settled: true } : null;
       }
-      return null;
+      // xmr/wow: a spend is only visible with the spend key; the recorded sweep at depth is the evidence.
+      const reader = this.chains.cryptonote(tip.asset);
+      if (reader === null || tip.sweep_txid === null) return null;
+      const confirmations = await reader.confirmations(tip.sweep_txid);
+      return confirmations !== null && confirmations >= CONFIRMATIONS[tip.asset] ? { to: TIP_STATUS.claimed, settled: true } : null;
     });
   }
 

@@ -1,4 +1,4 @@
-import type { ChainAccess, GrinChainReader, HeightSource, UtxoChainReader } from '../plugin/index.js';
+import type { ChainAccess, CryptonoteChainReader, GrinChainReader, HeightSource, UtxoChainReader } from '../plugin/index.js';
 import { ASSETS, type Asset } from './assets.js';
 
 export type { HeightSource };
@@ -34,6 +34,15 @@ export class ChainRegistry implements ChainAccess {
   private readonly sources = new Map<Asset, HeightSource>();
   private readonly utxoReaders = new Map<'btc' | 'ltc', UtxoChainReader>();
   private grinReader: GrinChainReader | null = null;
+  private readonly cryptonoteReaders = new Map<'xmr' | 'wow', CryptonoteChainReader>();
+
+  provideCryptonoteReader(asset: 'xmr' | 'wow', reader: CryptonoteChainReader): void {
+    this.cryptonoteReaders.set(asset, reader);
+  }
+
+  cryptonote(asset: 'xmr' | 'wow'): CryptonoteChainReader | null {
+    return this.cryptonoteReaders.get(asset) ?? null;
+  }
 
   provideUtxoReader(asset: 'btc' | 'ltc', reader: UtxoChainReader): void {
     this.utxoReaders.set(asset, reader);

@@ -3,7 +3,7 @@ import { instrumentUpstream, type MetricsRecorder } from '../metrics/index.js';
 import type { WalletPlugin } from '../plugin/index.js';
 import type { ChainRegistry } from './heights.js';
 import { GrinChainService, GrinNodeClient, GrinReader, grinRoutes } from './grin/index.js';
-import { CryptonoteDaemonClient, LwsChainService, LwsClient, lwsRoutes, type LwsAsset, type LwsChain } from './lws/index.js';
+import { CryptonoteDaemonClient, CryptonoteReader, LwsChainService, LwsClient, lwsRoutes, type LwsAsset, type LwsChain } from './lws/index.js';
 import { fetchCoinGeckoPrices, PriceCache, priceRoutes } from './prices/index.js';
 import { ElectrumClient, EsploraClient, UtxoChainService, UtxoReader, utxoRoutes, type UtxoAsset, type UtxoBackend } from './utxo/index.js';
 
@@ -59,6 +59,7 @@ export function chainsPlugin(options: { settings: () => Settings; metrics: () =>
         const daemon = timed(new CryptonoteDaemonClient(daemonUrl, settings.upstreamTimeoutMs), asset, 'daemon');
         lwsChains[asset] = { lws: timed(new LwsClient(lwsUrl, settings.upstreamTimeoutMs), asset, 'lws'), daemon };
         registry.provideHeight(asset, daemon);
+        registry.provideCryptonoteReader(asset, new CryptonoteReader(daemon, asset));
       }
       for (const route of lwsRoutes(new LwsChainService(lwsChains, settings.chainNetwork))) ctx.routes.add(route);
 

@@ -19,3 +19,4 @@ export { grinRewindHash, grinRewindNonce, parseRewindHash, rewindBulletproof, de
 export { verifyAssetSignature, assetSignatureShapeOk, compressedSecp256k1Hex, type AssetSignatureInput, type SigningAsset } from './asset-signature.js';
 export { createIntegrity, type Integrity } from './integrity.js';
 export { parseNostrPubkey } from './nostr-keys.js';
+export { receivedWithTxKey, txKeyOutputsOf, type TxKeyOutput, type TxKeyReceipt } from './cryptonote-tx-key.js';

@@ -46,6 +46,18 @@ export interface GrinChainReader {
   kernel(excess: string): Promise<{ height: number; confirmations: number } | null>;
 }
 
+/** Read access to Monero or Wownero through the daemon. Upstream failures throw. */
+export interface CryptonoteChainReader {
+  /**
+   * What `txid` paid `address` (a standard address), proven with the transaction's secret key
+   * (the `check_tx_key` rule, commitments opened), and its confirmations; null when the daemon
+   * does not know the transaction. A key that proves nothing gives `received: 0n`.
+   */
+  receivedWithTxKey(txid: string, txKey: string, address: string): Promise<{ confirmations: number; received: bigint } | null>;
+  /** A transaction's confirmations (0 in the pool), or null when the daemon does not know it. */
+  confirmations(txid: string): Promise<number | null>;
+}
+
 /** Anything that can tell a chain's tip height. */
 export interface HeightSource {
   tipHeight(signal?: AbortSignal): Promise<number>;
@@ -61,6 +73,8 @@ export interface ChainAccess {
   heights(timeoutMs: number): Promise<Heights>;
   /** The BTC or LTC reader, or null when that chain is off. */
   utxo(asset: 'btc' | 'ltc'): UtxoChainReader | null;
+  /** The Monero or Wownero reader, or null when that chain is off. */
+  cryptonote(asset: 'xmr' | 'wow'): CryptonoteChainReader | null;
   /** The Grin reader, or null when Grin is off. */
   grin(): GrinChainReader | null;
 }

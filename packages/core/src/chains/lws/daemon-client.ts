@@ -17,6 +17,24 @@ export class CryptonoteDaemonClient {
     return body.height as number;
   }
 
+  /** The decoded transaction (`decode_as_json`) and its confirmations (0 in the pool); null when the daemon does not know it. */
+  async decodedTransaction(txid: string): Promise<{ decoded: unknown; confirmations: number } | null> {
+    const response = await postJson(`${this.base}/get_transactions`, { txs_hashes: [txid], decode_as_json: true }, this.timeoutMs, () => chainErrors.create.daemon_unavailable());
+    const body = response.body as { status?: unknown; txs?: Array<Record<string, unknown>> } | null;
+    if (response.status !== 200 || body?.status !== 'OK') throw chainErrors.create.daemon_unavailable();
+    const tx = (body.txs ?? []).find((entry) => entry.tx_hash === txid);
+    if (tx === undefined) return null;
+    let decoded: unknown;
+    try {
+      decoded = JSON.parse(String(tx.as_json));
+    } catch {
+      throw chainErrors.create.daemon_unavailable();
+    }
+    if (tx.in_pool === true) return { decoded, confirmations: 0 };
+    if (!Number.isSafeInteger(tx.block_height)) throw chainErrors.create.daemon_unavailable();
+    return { decoded, confirmations: Math.max(0, (await this.tipHeight()) - (tx.block_height as number)) };
+  }
+
   async confirmations(txid: string): Promise<{ found: boolean; in_pool: boolean; block_height: number | null; confirmations: number }> {
     const response = await postJson(`${this.base}/get_transactions`, { txs_hashes: [txid], decode_as_json: false, prune: true }, this.timeoutMs, () => chainErrors.create.daemon_unavailable());
     const body = response.body as { status?: unknown; txs?: Array<Record<string, unknown>>; missed_tx?: unknown[] } | null;
