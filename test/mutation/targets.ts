@@ -32,6 +32,8 @@ export const TARGETS: readonly Target[] = [
   { mutate: 'packages/core/src/admin/audit.ts', spec: ['test/core/admin/*.test.ts'] },
   { mutate: 'packages/core/src/admin/latch.ts', spec: ['test/core/admin/*.test.ts'] },
   { mutate: 'packages/grin-relay/src/service.ts', spec: ['test/grin-relay/*.test.ts'] },
+  { mutate: 'packages/tips/src/service.ts', spec: ['test/tips/*.test.ts'] },
+  { mutate: 'packages/tips/src/workers.ts', spec: ['test/tips/*.test.ts'] },
 ];
 
 /** A concern's index.ts only re-exports: nothing to mutate. */
