@@ -123,7 +123,7 @@ export function startMoneroWallet(monerod: Daemon): Promise<Daemon> {
   });
 }
 
-/** litecoind -regtest with a wallet: addresses and transactions made by Litecoin Core itself. */
+/** litecoind -regtest with a wallet (and a transaction index, for the Esplora shim): addresses and transactions made by Litecoin Core itself. */
 export function startLitecoind(): Promise<Daemon> {
   return withRetries(startLitecoindOnce);
 }
@@ -133,7 +133,7 @@ async function startLitecoindOnce(): Promise<Daemon> {
   const [rpcPort, p2pPort] = [await freePort(), await freePort()];
   const { child, log } = spawnLogged('litecoind', [
     '-regtest', `-datadir=${dir}`, `-rpcport=${rpcPort}`, `-port=${p2pPort}`, '-rpcuser=wallet', '-rpcpassword=backend', '-rpcbind=127.0.0.1', '-rpcallowip=127.0.0.1',
-    '-fallbackfee=0.0002', '-listen=0', '-server=1', '-printtoconsole=1',
+    '-fallbackfee=0.0002', '-listen=0', '-server=1', '-printtoconsole=1', '-txindex=1',
   ]);
   const rpcUrl = `http://127.0.0.1:${rpcPort}`;
   const rpc = async (method: string, params: unknown) => {
