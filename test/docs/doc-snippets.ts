@@ -1,18 +1,25 @@
 import { mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { REPO_ROOT } from '../harness/index.js';
 
-/** docs/wallet-integration.md as the wallet developer reads it. */
-export const integrationDoc = readFileSync(join(REPO_ROOT, 'docs/wallet-integration.md'), 'utf8');
+/** A doc under docs/, as its reader reads it. */
+export const readDoc = (name: string) => readFileSync(join(REPO_ROOT, 'docs', name), 'utf8');
 
-/** The one fenced block of `language` in the doc that contains `marker`, verbatim. */
-export function fencedBlock(marker: string, language = ''): string {
-  const blocks = [...integrationDoc.matchAll(/^```(\w*)\n([\s\S]*?)^```$/gm)].filter(([, lang, body]) => lang === language && body!.includes(marker));
+/** docs/wallet-integration.md as the wallet developer reads it. */
+export const integrationDoc = readDoc('wallet-integration.md');
+
+/** The one fenced block of `language` in `doc` that contains `marker`, verbatim. */
+export function fencedBlockIn(doc: string, marker: string, language = ''): string {
+  const blocks = [...doc.matchAll(/^```(\w*)\n([\s\S]*?)^```$/gm)].filter(([, lang, body]) => lang === language && body!.includes(marker));
   if (blocks.length !== 1) throw new Error(`expected one \`\`\`${language} block with ${marker}, found ${blocks.length}`);
   return blocks[0]![2]!;
 }
+
+/** The one fenced block of `language` in docs/wallet-integration.md that contains `marker`. */
+export const fencedBlock = (marker: string, language = '') => fencedBlockIn(integrationDoc, marker, language);
 
 /**
  * Loads a JavaScript snippet of the doc as a module, exactly as printed, exporting `names`. It
@@ -25,4 +32,17 @@ export async function loadSnippet<T>(code: string, names: string[]): Promise<T> 
   const file = join(dir, 'snippet.mjs');
   writeFileSync(file, `${code}\nexport { ${names.join(', ')} };\n`);
   return (await import(pathToFileURL(file).href)) as T;
+}
+
+/**
+ * Runs a snippet in a plain `node` (no tsx, no `source` export condition, as in a wallet's own
+ * project), followed by `driver`, which prints its findings as one JSON value on stdout.
+ */
+export function runSnippet<T>(code: string, driver: string): T {
+  const dir = mkdtempSync(join(tmpdir(), 'doc-snippet-'));
+  symlinkSync(join(REPO_ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
+  const file = join(dir, 'snippet.mjs');
+  writeFileSync(file, `${code}\n${driver}\n`);
+  const { NODE_OPTIONS: _ignored, ...env } = process.env;
+  return JSON.parse(execFileSync(process.execPath, [file], { env, encoding: 'utf8' })) as T;
 }
