@@ -140,6 +140,48 @@ eachDialect('tips: chain workers (BTC through Esplora)', (dialect) => {
       else expect([clawback.body.error.code, status], `round ${round}`).to.deep.equal(['tip_settled', 'claimed']);
     }
   });
+
+  it('the reconciler read the chain, a clawback lands, then the reconciler writes: its update finds the tip clawed back and changes nothing (held, not timed)', async () => {
+    const address = tipAddress('btc');
+    const fundingTxid = chain.put(payment(networks.bitcoin, [[address, 50_000]]), 849_000);
+    const id = await createFunded(w, 'btc', address, fundingTxid);
+    await run(w, 'funding-watch');
+    await w.t.client.post(`${TIPS}/${id}/claim`, undefined, { token: w.other.token });
+    chain.put(payment(networks.bitcoin, [[tipAddress('btc'), 48_000]], { txid: fundingTxid, vout: 0 }), 849_100);
+    // The indexer's tip height is the reconciler's last read before its update: hold it there.
+    let reached!: () => void;
+    const atTheChain = new Promise<void>((resolve) => (reached = resolve));
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    chains.btc.route('GET /blocks/tip/height', async () => {
+      reached();
+      await released;
+      return { text: String(chains.btc.tip) };
+    });
+    try {
+      const reconciling = run(w, 'sweep-reconciler');
+      await atTheChain;
+      expect((await statusOf(w, id)).status, 'the reconciler has read the tip but not written').to.equal('claiming');
+      const clawback = await w.t.client.post(`${TIPS}/${id}/clawback`, undefined, { token: w.sender.token });
+      expect([clawback.status, clawback.body.status]).to.deep.equal([200, 'clawed_back']);
+      release();
+      expect(await reconciling).to.equal(true);
+    } finally {
+      release();
+      chains.btc.route('GET /blocks/tip/height', () => ({ text: String(chains.btc.tip) }));
+    }
+    expect((await statusOf(w, id)).status).to.equal('clawed_back');
+    // The other order: the reconciler settles first, and the clawback is refused.
+    const second = tipAddress('btc');
+    const secondFunding = chain.put(payment(networks.bitcoin, [[second, 50_000]]), 849_000);
+    const other = await createFunded(w, 'btc', second, secondFunding);
+    await run(w, 'funding-watch');
+    await w.t.client.post(`${TIPS}/${other}/claim`, undefined, { token: w.other.token });
+    chain.put(payment(networks.bitcoin, [[tipAddress('btc'), 48_000]], { txid: secondFunding, vout: 0 }), 849_100);
+    await run(w, 'sweep-reconciler');
+    const late = await w.t.client.post(`${TIPS}/${other}/clawback`, undefined, { token: w.sender.token });
+    expect([late.status, late.body.error?.code, (await statusOf(w, other)).status]).to.deep.equal([400, 'tip_settled', 'claimed']);
+  });
 });
 
 eachDialect('tips: chain workers (LTC through Electrum)', (dialect) => {
