@@ -83,7 +83,7 @@ export function txKeyOutputsOf(decoded: unknown): TxKeyOutput[] | null {
  */
 export function receivedWithTxKey(txKeyHex: string, publicSpendKey: Uint8Array, publicViewKey: Uint8Array, outputs: readonly TxKeyOutput[]): TxKeyReceipt | null {
   if (!/^[0-9a-fA-F]{64}$/.test(txKeyHex)) return null;
-  const r = leToBigInt(hex(txKeyHex.toLowerCase()));
+  const r = leToBigInt(hex(txKeyHex)); // Buffer reads hex of either case
   if (r === 0n || r >= L) return null;
   let A: InstanceType<typeof Point>;
   let B: InstanceType<typeof Point>;
@@ -101,8 +101,7 @@ export function receivedWithTxKey(txKeyHex: string, publicSpendKey: Uint8Array, 
     if (s === 0n) return;
     if (!Point.BASE.multiply(s).add(B).equals(Point.fromHex(output.key))) return;
     const sBytes = toLe32(s);
-    const pad = keccak_256(concatBytes(AMOUNT, sBytes)).slice(0, 8);
-    const amount = leToBigInt(hex(output.encryptedAmount).map((byte, i) => byte ^ pad[i]!));
+    const amount = leToBigInt(hex(output.encryptedAmount)) ^ leToBigInt(keccak_256(concatBytes(AMOUNT, sBytes)).subarray(0, 8));
     const mask = hashToScalar(COMMITMENT_MASK, sBytes);
     const opened = Point.BASE.multiply(mask).add(H.multiplyUnsafe(amount));
     let commitment: InstanceType<typeof Point>;
