@@ -25,6 +25,7 @@ COPY package.json package-lock.json ./
 COPY packages/core/package.json packages/core/
 COPY packages/grin-relay/package.json packages/grin-relay/
 COPY packages/tips/package.json packages/tips/
+COPY packages/premium/package.json packages/premium/
 COPY examples/server/package.json examples/server/
 COPY examples/cli/package.json examples/cli/
 # --ignore-scripts: the sources are not here yet, so `prepare` (the build) cannot run; the
@@ -56,6 +57,8 @@ COPY --from=build /app/packages/grin-relay/package.json packages/grin-relay/
 COPY --from=build /app/packages/grin-relay/dist/ packages/grin-relay/dist/
 COPY --from=build /app/packages/tips/package.json packages/tips/
 COPY --from=build /app/packages/tips/dist/ packages/tips/dist/
+COPY --from=build /app/packages/premium/package.json packages/premium/
+COPY --from=build /app/packages/premium/dist/ packages/premium/dist/
 COPY --from=build /app/examples/server/package.json examples/server/
 COPY --from=build /app/examples/server/dist/ examples/server/dist/
 COPY --from=build /app/examples/cli/package.json examples/cli/

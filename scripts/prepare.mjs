@@ -21,6 +21,7 @@ const BUILD_OUTPUTS = [
   'packages/core/dist/index.js',
   'packages/grin-relay/dist/index.js',
   'packages/tips/dist/index.js',
+  'packages/premium/dist/index.js',
   'examples/server/dist/main.js',
   'examples/cli/dist/main.js',
 ];

@@ -75,6 +75,41 @@ eachDialect('reference server', (dialect) => {
     expect((await client.get('/api/v1/capabilities')).body.tip_assets).to.deep.equal(['ltc']);
   });
 
+  it('mounts premium off by default (400 premium_off, status answers); PREMIUM_ENABLED needs the relay, the premium-post policy, BTCPay and a plan, or the boot is refused', async () => {
+    let client = await start({});
+    expect((await client.get('/api/v1/capabilities')).body).to.include({ premium_relay: false });
+    const off = await client.post('/api/v1/premium/invoice', { plan: 'month' });
+    expect(off.status).to.equal(401);
+    await running!.close();
+    running = undefined;
+    const refused = await start({ PREMIUM_ENABLED: 'true', PREMIUM_PLANS: 'month:30:0,month:0:1', RELAY_WRITE_POLICY: 'closed' }).then(
+      () => expect.fail('booted'),
+      (err: unknown) => err as BootError,
+    );
+    expect(refused.problems).to.include.members([
+      'premium: writePolicy (RELAY_WRITE_POLICY) must be one of premium-post, open',
+      'premium: plans (PREMIUM_PLANS): "month:30:0": the amount must be a positive decimal (at most 8 decimals)',
+      'premium: plans (PREMIUM_PLANS): plan id "month" is used twice',
+      'premium: plans (PREMIUM_PLANS): "month:0:1": days must be a whole number from 1 to 3660',
+      'premium: premium (PREMIUM_ENABLED) needs the relay on: set relayUrl (RELAY_URL)',
+      'premium: premium (PREMIUM_ENABLED) needs the premium-post write policy (RELAY_WRITE_POLICY=premium-post)',
+      'premium: premium (PREMIUM_ENABLED) needs the payment processor: btcpayUrl (BTCPAY_URL) is missing',
+    ]);
+    client = await start({
+      PREMIUM_ENABLED: 'true',
+      PREMIUM_PLANS: 'month:30:0.0001, year:365:0.001',
+      RELAY_URL: 'wss://relay.example',
+      RELAY_WRITE_POLICY: 'premium-post',
+      BTCPAY_URL: 'http://127.0.0.1:9',
+      BTCPAY_STORE_ID: 'Store1234567890',
+      BTCPAY_API_KEY: 'an-api-key-of-some-length',
+    });
+    expect((await client.get('/api/v1/capabilities')).body).to.deep.include({
+      premium_relay: true,
+      premium: { currency: 'BTC', relay_url: 'wss://relay.example', plans: [{ id: 'month', days: 30, amount: '0.0001' }, { id: 'year', days: 365, amount: '0.001' }] },
+    });
+  });
+
   it('METRICS_LISTEN opens the metrics listener, named in the "listening" line, and stops it with the server', async () => {
     const port = await freePort();
     const client = await start({ METRICS_LISTEN: String(port) });

@@ -1,5 +1,6 @@
 import { createWalletBackend } from '@wallet/backend-core';
 import { grinRelayPlugin } from '@wallet/grin-relay';
+import { premiumPlugin } from '@wallet/premium';
 import { tipsPlugin } from '@wallet/tips';
 import { FAKE_API_KEY, FAKE_STORE_ID } from '../fakes/greenfield.js';
 import { FAKE_GRIN_SECRET } from '../fakes/grin-node.js';
@@ -12,7 +13,7 @@ type Json = Record<string, any>;
 const NOWHERE = 'http://127.0.0.1:9';
 
 /**
- * The document of a backend with every optional core feature, the Grin relay and the tips: the
+ * The document of a backend with every optional core feature, the Grin relay, the tips and premium: the
  * most operations. The document depends on the routes only, not on the dialect or on any row,
  * so the backend is neither migrated nor started and SQLite alone is enough.
  */
@@ -22,7 +23,7 @@ export async function fullOpenApiDocument(): Promise<Json> {
     databaseUrl: await freshSqliteUrl(),
     nodeEnv: 'test',
     ...TEST_SECRETS,
-    plugins: [grinRelayPlugin({}), tipsPlugin({ enabled: true, targeted: true, shareBase: 'https://wallet.example.test/tip/' })],
+    plugins: [grinRelayPlugin({}), tipsPlugin({ enabled: true, targeted: true, shareBase: 'https://wallet.example.test/tip/' }), premiumPlugin({ enabled: true, plans: 'month:30:0.0001,year:365:0.001', relayUrl: 'wss://relay.example.test', writePolicy: 'premium-post' })],
     registrationRequireInvite: true,
     registrationRequirePow: true,
     registrationRequirePayment: true,

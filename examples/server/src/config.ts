@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { envNameOf, type LogLevel, type WalletBackendConfig, type WalletPlugin } from '@wallet/backend-core';
 import { grinRelayPlugin, type GrinRelayOptions } from '@wallet/grin-relay';
+import { premiumPlugin, type PremiumOptions } from '@wallet/premium';
 import { tipsPlugin, type TipsOptions } from '@wallet/tips';
 import { optionFromEnv, readSecretFiles, settingsFromEnv, type Env } from './env.js';
 import { loadDevSecrets, SECRET_KEYS } from './secrets.js';
@@ -108,6 +109,16 @@ export function pluginsFromEnv(env: Env): WalletPlugin[] {
       targeted: optionFromEnv(env, 'FEATURE_TARGETED_TIPS', 'bool'),
       shareBase: optionFromEnv(env, 'TIP_SHARE_BASE', 'string'),
     } as TipsOptions),
+    premiumPlugin({
+      enabled: optionFromEnv(env, 'PREMIUM_ENABLED', 'bool'),
+      plans: optionFromEnv(env, 'PREMIUM_PLANS', 'string'),
+      currency: optionFromEnv(env, 'PREMIUM_CURRENCY', 'string'),
+      relayUrl: optionFromEnv(env, 'RELAY_URL', 'string'),
+      writePolicy: optionFromEnv(env, 'RELAY_WRITE_POLICY', 'string'),
+      confirmations: optionFromEnv(env, 'PREMIUM_CONFIRMATIONS', 'int'),
+      invoiceExpiryMinutes: optionFromEnv(env, 'PREMIUM_INVOICE_EXPIRY_MINUTES', 'int'),
+      maxPendingInvoices: optionFromEnv(env, 'PREMIUM_MAX_PENDING_INVOICES', 'int'),
+    } as PremiumOptions),
   ];
 }
 

@@ -28,7 +28,7 @@ import {
 } from './http/index.js';
 import { createJsonLogger, type Logger } from './logger/index.js';
 import { createPrometheusMetrics, instrumentUpstream, noMetrics, parseListenAddress, startMetricsListener, type MetricsListener, type PrometheusMetrics } from './metrics/index.js';
-import { BootError, checkPluginSet, RouteRegistry, type PluginContext, type PublicSettings, type WalletPlugin } from './plugin/index.js';
+import { BootError, checkPluginSet, RouteRegistry, type PaymentProcessor, type PluginContext, type PublicSettings, type WalletPlugin } from './plugin/index.js';
 import { GreenfieldClient } from './processor/index.js';
 import { LeaseRepository, Scheduler } from './scheduler/index.js';
 import { systemPlugin } from './system/index.js';
@@ -127,7 +127,7 @@ export async function createWalletBackend(config: WalletBackendConfig): Promise<
   }));
   const gates = new RegistrationGates();
   // Filled in once the settings are known to be valid, before any plugin's setup runs.
-  const late: { settings?: Settings; processor: GreenfieldClient | null; admin?: AdminService; overlay?: OperatorSettings; metrics?: PrometheusMetrics } = { processor: null };
+  const late: { settings?: Settings; processor: PaymentProcessor | null; admin?: AdminService; overlay?: OperatorSettings; metrics?: PrometheusMetrics } = { processor: null };
   const corePlugins: WalletPlugin[] = [
     systemPlugin({
       openapi,
@@ -226,7 +226,12 @@ export async function createWalletBackend(config: WalletBackendConfig): Promise<
             }
           },
         },
-        users: { exists: (userId, executor) => users.exists(userId, executor), idByUsername: (username, executor) => users.idByUsername(username, executor) },
+        users: {
+          exists: (userId, executor) => users.exists(userId, executor),
+          idByUsername: (username, executor) => users.idByUsername(username, executor),
+          premiumUntil: (userId, executor) => users.premiumUntil(userId, executor),
+          extendPremium: (trx, userId, days) => users.extendPremium(trx, userId, days),
+        },
         audit: { append: (trx, entry) => audit.append(trx, entry) },
         chains,
         processor: late.processor,

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { grinRelayPlugin } from '@wallet/grin-relay';
+import { premiumPlugin } from '@wallet/premium';
 import { tipsPlugin } from '@wallet/tips';
 import { adminRoutes } from '../../../packages/core/src/admin/routes.js';
 import { buildOpenApiDocument } from '../../../packages/core/src/http/index.js';
@@ -68,7 +69,7 @@ eachDialect('hostile input, property-based (fast-check)', (dialect) => {
   useFakes(btc, ltc, lws, monerod, grin, prices, btcpay);
   // Every optional feature on, each upstream a fake that answers: the most routes, each reaching its real work.
   const t = useTestBackend(dialect, () => ({
-    plugins: [grinRelayPlugin({}), tipsPlugin({ enabled: true, targeted: true, shareBase: 'https://wallet.example.test/tip/' })],
+    plugins: [grinRelayPlugin({}), tipsPlugin({ enabled: true, targeted: true, shareBase: 'https://wallet.example.test/tip/' }), premiumPlugin({ enabled: true, plans: 'month:30:0.0001,year:365:0.001', relayUrl: 'wss://relay.example.test', writePolicy: 'premium-post' })],
     settings: {
       registrationRequireInvite: true,
       registrationRequirePow: true,

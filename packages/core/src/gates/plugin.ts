@@ -4,7 +4,7 @@ import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import type { Settings } from '../config/index.js';
 import { IdentityRepository, SpentProofStore } from '../identity/index.js';
 import type { WalletPlugin } from '../plugin/index.js';
-import type { GreenfieldClient } from '../processor/index.js';
+import type { PaymentProcessor } from '../plugin/index.js';
 import { InviteStore } from './invites.js';
 import { RegistrationPayments } from './payment.js';
 import { ProofOfWork } from './pow.js';
@@ -14,7 +14,7 @@ import { gateRoutes } from './routes.js';
  * The registration gates as a core plugin, registered in the spec's order: proof of work,
  * invite, payment. With none configured (self-hosting) nothing is asked.
  */
-export function gatesPlugin(options: { settings: () => Settings; processor: () => GreenfieldClient | null }): WalletPlugin {
+export function gatesPlugin(options: { settings: () => Settings; processor: () => PaymentProcessor | null }): WalletPlugin {
   return {
     name: 'core-gates',
     setup(ctx) {

@@ -9,7 +9,7 @@ import type { UserErasureHandler, UserExportHandler } from '../hooks/index.js';
 import type { AnyRoute } from '../http/index.js';
 import type { RegistrationGate } from '../identity/index.js';
 import type { Logger } from '../logger/index.js';
-import type { GreenfieldClient } from '../processor/index.js';
+import type { CreateInvoiceInput, ProcessorInvoice } from '../processor/index.js';
 import type { Task, TaskOptions } from '../scheduler/index.js';
 import type { AuditEntry, AuditInput } from '../admin/index.js';
 import type { Database, Knex, Migration } from '../storage/index.js';
@@ -77,6 +77,17 @@ export interface ChainAccess {
   cryptonote(asset: 'xmr' | 'wow'): CryptonoteChainReader | null;
   /** The Grin reader, or null when Grin is off. */
   grin(): GrinChainReader | null;
+}
+
+/**
+ * The payment processor (core's BTCPay Greenfield client, pull model): its authenticated API is
+ * the source of truth and only `Settled` grants anything. Failures throw 503
+ * `processor_unavailable`.
+ */
+export interface PaymentProcessor {
+  createInvoice(input: CreateInvoiceInput): Promise<ProcessorInvoice>;
+  /** The invoice, or null when the processor does not know it. */
+  getInvoice(invoiceId: string): Promise<ProcessorInvoice | null>;
 }
 
 /** A plugin migration: forward-only, additive; its ledger id is `<plugin name>/<id>`. */
@@ -147,10 +158,18 @@ export interface PluginContext {
     exists(userId: string, executor?: Knex | Knex.Transaction): Promise<boolean>;
     /** The id of the user holding this username (case-insensitive), or null; a malformed handle is null, never a throw. */
     idByUsername(username: string, executor?: Knex | Knex.Transaction): Promise<string | null>;
+    /** The end of the user's premium period (`premium_until`), or null. */
+    premiumUntil(userId: string, executor?: Knex | Knex.Transaction): Promise<Date | null>;
+    /**
+     * Extends the premium period by `days` from the later of now and its current end, inside
+     * `trx` with the user's row locked, so concurrent extensions stack; the new end, or null for
+     * an unknown user.
+     */
+    extendPremium(trx: Knex.Transaction, userId: string, days: number): Promise<Date | null>;
   };
   readonly chains: ChainAccess;
   /** The payment processor (BTCPay Greenfield), or null when none is configured. */
-  readonly processor: GreenfieldClient | null;
+  readonly processor: PaymentProcessor | null;
   readonly scheduler: {
     /** Runs `task` every `intervalMs` under a database lease; the name is prefixed with the plugin's (`tips.draft-gc`). */
     every(name: string, intervalMs: number, task: Task, options?: TaskOptions): void;

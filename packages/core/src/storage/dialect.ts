@@ -16,6 +16,12 @@ export interface Dialect {
    */
   lockRowsSkipLocked<T extends Knex.QueryBuilder>(qb: T): T;
   /**
+   * Lock the rows `qb` reads until the transaction ends, waiting for other holders (a
+   * read-modify-write of one row, such as extending a period). Postgres `FOR UPDATE`; SQLite's
+   * single writer connection already serialises the transaction, so the builder is unchanged.
+   */
+  lockRowsForUpdate<T extends Knex.QueryBuilder>(qb: T): T;
+  /**
    * Serialise writers of one table until the transaction ends (hash-chain appends, ledgers).
    * Postgres takes an EXCLUSIVE table lock (readers still proceed); SQLite already serialises.
    */
@@ -55,6 +61,7 @@ const MIGRATION_LOCK_KEY = 4_207_330_401;
 const postgres: Dialect = {
   kind: 'postgres',
   lockRowsSkipLocked: (qb) => qb.forUpdate().skipLocked() as typeof qb,
+  lockRowsForUpdate: (qb) => qb.forUpdate() as typeof qb,
   async lockTableForWrites(trx, table) {
     await trx.raw('LOCK TABLE ?? IN EXCLUSIVE MODE', [table]);
   },
@@ -86,6 +93,7 @@ const postgres: Dialect = {
 const sqlite: Dialect = {
   kind: 'sqlite',
   lockRowsSkipLocked: (qb) => qb,
+  lockRowsForUpdate: (qb) => qb,
   async lockTableForWrites() {
     // One writer connection: holding the transaction already excludes other writers.
   },

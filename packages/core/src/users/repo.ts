@@ -41,6 +41,30 @@ export class UserRepository {
     return row?.id ?? null;
   }
 
+  /** The end of the user's premium period (null when never premium or unknown user). */
+  async premiumUntil(userId: string, executor: Knex | Knex.Transaction = this.db.knex): Promise<Date | null> {
+    if (!isUuid(userId)) return null;
+    const row = (await executor('users').select('premium_until').where({ id: userId.toLowerCase() }).first()) as { premium_until: unknown } | undefined;
+    return row === undefined ? null : readOptionalTime(row.premium_until);
+  }
+
+  /**
+   * Extends the premium period by `days` from the later of now and its current end, inside `trx`
+   * with the user's row locked (so two extensions stack instead of overwriting each other).
+   * Null when the user does not exist.
+   */
+  async extendPremium(trx: Knex.Transaction, userId: string, days: number): Promise<Date | null> {
+    if (!isUuid(userId)) return null;
+    const id = userId.toLowerCase();
+    const row = (await this.db.dialect.lockRowsForUpdate(trx('users').select('premium_until').where({ id })).first()) as { premium_until: unknown } | undefined;
+    if (row === undefined) return null;
+    const now = this.clock.now().getTime();
+    const current = readOptionalTime(row.premium_until)?.getTime() ?? now;
+    const until = new Date(Math.max(now, current) + days * 86_400_000);
+    await trx('users').where({ id }).update({ premium_until: this.db.dialect.time(until) });
+    return until;
+  }
+
   async findInfo(userId: string): Promise<UserInfo | null> {
     const row = (await this.db
       .knex<StoredUser>('users')

@@ -1,0 +1,35 @@
+import type { WalletPlugin } from '@wallet/backend-core';
+import { premiumMigrations } from './migrations.js';
+import { PREMIUM_DEFAULTS, premiumOptionProblems, premiumTerms, type PremiumOptions } from './options.js';
+import { premiumRoutes } from './routes.js';
+import { PremiumService } from './service.js';
+
+/**
+ * Paid premium plans for the operator's Nostr relay (spec › Premium). The routes are always
+ * mounted: invoice and activate answer 400 `premium_off` while premium is off, status answers
+ * always. The relay admits premium authors through `@wallet/relay-admission`, which reads
+ * `premium_until` from the same database.
+ *
+ * @example
+ * premiumPlugin({ enabled: true, plans: 'month:30:0.0001', relayUrl: 'wss://relay.example', writePolicy: 'premium-post' })
+ */
+export function premiumPlugin(options: PremiumOptions = {}): WalletPlugin {
+  const enabled = options.enabled ?? PREMIUM_DEFAULTS.enabled;
+  return {
+    name: 'premium',
+    version: '0.3.0',
+    migrations: premiumMigrations,
+    validateConfig: (settings) => premiumOptionProblems(options, settings),
+    setup(ctx) {
+      const terms = enabled && ctx.processor !== null ? premiumTerms(options) : null;
+      const service = new PremiumService({ db: ctx.db, clock: ctx.clock, users: ctx.users, processor: ctx.processor, terms });
+      ctx.hooks.onUserErasure((trx, userId) => service.eraseUser(trx, userId));
+      ctx.hooks.onUserExport((userId) => service.exportFor(userId));
+      ctx.capabilities.contribute(() => ({
+        premium_relay: terms !== null,
+        ...(terms === null ? {} : { premium: { currency: terms.currency, plans: terms.plans.map((plan) => ({ ...plan })), relay_url: terms.relayUrl } }),
+      }));
+      for (const route of premiumRoutes(service)) ctx.routes.add(route);
+    },
+  };
+}

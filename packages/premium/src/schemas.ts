@@ -1,0 +1,48 @@
+import * as v from 'valibot';
+
+export const invoiceRequest = v.strictObject({
+  /** A plan id of `/capabilities` `premium.plans`. */
+  plan: v.pipe(v.string('plan must be a string'), v.minLength(1, 'plan must not be empty'), v.maxLength(32, 'plan must be at most 32 characters')),
+});
+
+export const activateRequest = v.strictObject({
+  /** The id `POST /premium/invoice` answered. */
+  invoice_id: v.pipe(v.string('invoice_id must be a string'), v.minLength(1, 'invoice_id must not be empty'), v.maxLength(128, 'invoice_id must be at most 128 characters')),
+});
+
+const timestamp = v.pipe(v.string(), v.isoTimestamp());
+
+export const invoiceResponse = v.object({
+  invoice_id: v.string(),
+  plan: v.string(),
+  days: v.number(),
+  amount: v.string(),
+  currency: v.string(),
+  /** The processor's checkout page: where the user pays. */
+  checkout_link: v.string(),
+  expires_at: timestamp,
+});
+
+const invoiceRecord = v.object({
+  invoice_id: v.string(),
+  plan: v.string(),
+  days: v.number(),
+  amount: v.string(),
+  currency: v.string(),
+  created_at: timestamp,
+  expires_at: timestamp,
+  /** When it was activated; null while unused. */
+  activated_at: v.nullable(timestamp),
+});
+
+export const statusResponse = v.object({
+  /** premium_until lies in the future. */
+  active: v.boolean(),
+  premium_until: v.nullable(timestamp),
+  /** The caller's premium invoices, newest first (at most 50). */
+  invoices: v.array(invoiceRecord),
+});
+
+export type InvoiceResponse = v.InferOutput<typeof invoiceResponse>;
+export type StatusResponse = v.InferOutput<typeof statusResponse>;
+export type InvoiceRecord = v.InferOutput<typeof invoiceRecord>;
