@@ -21,7 +21,7 @@ export default {
     config: '.mocharc.cjs',
     spec: list(env('WALLET_MUTATION_SPEC', 'test/core/**/*.test.ts,test/grin-relay/**/*.test.ts')),
   },
-  testRunnerNodeArgs: ['--import', 'tsx', '--conditions=source', '--import', './test/mutation/sandbox-resolve.mjs'],
+  testRunnerNodeArgs: ['--import', 'tsx', '--conditions=wallet-source', '--import', './test/mutation/sandbox-resolve.mjs'],
   coverageAnalysis: 'perTest',
   // Mutants in module-level code (constants, top-level regexes) need a fresh process each;
   // they are kept: a top-level regex is exactly the kind of check this run is for.

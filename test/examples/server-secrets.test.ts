@@ -122,7 +122,7 @@ describe('reference server: secrets from files (NAME_FILE)', () => {
     const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
     const script = `import { readSecretFiles } from ${JSON.stringify(pathToFileURL(join(REPO_ROOT, 'examples/server/src/env.ts')).href)};
       process.stdout.write(JSON.stringify(readSecretFiles({ JWT_SECRET_FILE: ${JSON.stringify(path)} })));`;
-    const run = spawnSync(process.execPath, ['--import', tsx, '--conditions=source', '--input-type=module', '-e', script], { uid: 65534, gid: 65534, cwd: tmpdir(), encoding: 'utf8' });
+    const run = spawnSync(process.execPath, ['--import', tsx, '--conditions=wallet-source', '--input-type=module', '-e', script], { uid: 65534, gid: 65534, cwd: tmpdir(), encoding: 'utf8' });
     expect(run.status, run.stderr).to.equal(0);
     const result = JSON.parse(run.stdout) as { problems: string[]; env: Record<string, string> };
     expect(result.problems).to.deep.equal(expected);

@@ -32,7 +32,7 @@ export interface Spawned {
  * the `source` condition, as the test run itself does), in `cwd` with exactly `env` added to PATH.
  */
 export function spawnEntry(entry: string, args: string[], options: { env: Record<string, string>; cwd: string }): Spawned {
-  const child = spawn(process.execPath, ['--import', TSX_LOADER, '--conditions=source', REPO_ROOT + entry, ...args], {
+  const child = spawn(process.execPath, ['--import', TSX_LOADER, '--conditions=wallet-source', REPO_ROOT + entry, ...args], {
     cwd: options.cwd,
     env: { PATH: process.env.PATH ?? '', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,0 +1,139 @@
+import { expect } from 'chai';
+import knexFactory from 'knex';
+import { createRelayAdmission, REFUSALS, type NostrEvent, type RelayAdmission } from '@wallet/relay-admission';
+import { eachDialect, seedUser } from '../harness/index.js';
+import { DAY_MS, giftWrap, nostrKey, signed, useAdmissionWorld } from './world.js';
+
+const ACCEPTED = { accept: true, message: '' };
+const refused = (message: string) => ({ accept: false, message });
+
+eachDialect('relay admission: the library hook (premium-post)', (dialect) => {
+  const w = useAdmissionWorld(dialect);
+  let admission: RelayAdmission;
+  const hook = (options: Parameters<typeof createRelayAdmission>[0] = {}) => {
+    admission = createRelayAdmission({ knex: w.t.backend.db.knex, now: () => w.t.clock.now(), logger: w.t.logger, ...options });
+    return admission;
+  };
+  afterEach(async () => {
+    await admission?.close();
+  });
+
+  it('the spec’s table, row by row', async () => {
+    const a = hook();
+    const rows: Array<[string, NostrEvent, { accept: boolean; message: string }]> = [
+      ['premium, a note', signed(w.premium, 1), ACCEPTED],
+      ['premium, metadata', signed(w.premium, 0), ACCEPTED],
+      ['premium, a long-form article', signed(w.premium, 30_023), ACCEPTED],
+      ['premium, a gift wrap', signed(w.premium, 1059, [['p', w.stranger.pubkey]]), ACCEPTED],
+      ['registered, a gift wrap to anyone', signed(w.registered, 1059, [['p', w.stranger.pubkey]]), ACCEPTED],
+      ['registered, the DM relay list', signed(w.registered, 10_050, [['relay', 'wss://relay.example.test']]), ACCEPTED],
+      ['registered, a note', signed(w.registered, 1), refused(REFUSALS.needsPremium)],
+      ['registered, metadata', signed(w.registered, 0), refused(REFUSALS.needsPremium)],
+      ['registered, a reaction', signed(w.registered, 7), refused(REFUSALS.needsPremium)],
+      ['registered, a relay list', signed(w.registered, 10_002), refused(REFUSALS.needsPremium)],
+      ['registered, a kind-14 DM not wrapped', signed(w.registered, 14, [['p', w.premium.pubkey]]), refused(REFUSALS.needsPremium)],
+      ['stranger, a gift wrap to a registered user', giftWrap(w.registered.pubkey), ACCEPTED],
+      ['stranger, a gift wrap to a premium user', giftWrap(w.premium.pubkey), ACCEPTED],
+      ['stranger, a gift wrap to two users', giftWrap(w.premium.pubkey, w.registered.pubkey), ACCEPTED],
+      ['stranger, a gift wrap to a stranger', giftWrap(nostrKey().pubkey), refused(REFUSALS.giftWrapNotForUser)],
+      ['stranger, a gift wrap to a user and a stranger', giftWrap(w.registered.pubkey, nostrKey().pubkey), refused(REFUSALS.giftWrapNotForUser)],
+      ['stranger, a gift wrap to nobody', giftWrap(), refused(REFUSALS.giftWrapNotForUser)],
+      ['stranger, a gift wrap to a malformed key', giftWrap(w.registered.pubkey.toUpperCase()), refused(REFUSALS.giftWrapNotForUser)],
+      ['stranger, a gift wrap to 17 copies of a user', giftWrap(...Array<string>(17).fill(w.registered.pubkey)), refused(REFUSALS.giftWrapNotForUser)],
+      ['stranger, a note', signed(w.stranger, 1), refused(REFUSALS.notAUser)],
+      ['stranger, the DM relay list', signed(w.stranger, 10_050), refused(REFUSALS.notAUser)],
+      ['stranger, a note tagging a user', signed(w.stranger, 1, [['p', w.registered.pubkey]]), refused(REFUSALS.notAUser)],
+    ];
+    for (const [row, event, expected] of rows) expect(await a.admit(event), row).to.deep.equal(expected);
+  });
+
+  it('premium is by npub only and ends exactly at premium_until, even while cached', async () => {
+    const a = hook({ cacheTtlMs: 60_000 });
+    const note = signed(w.premium, 1);
+    expect(await a.admit(note)).to.deep.equal(ACCEPTED);
+    w.t.clock.set(new Date(w.premiumUntil.getTime() - 1));
+    expect(await a.admit(note)).to.deep.equal(ACCEPTED);
+    w.t.clock.set(w.premiumUntil);
+    expect(await a.admit(note)).to.deep.equal(refused(REFUSALS.needsPremium));
+    // A lapsed premium is a registered user: DMs still pass.
+    expect(await a.admit(signed(w.premium, 1059, [['p', w.stranger.pubkey]]))).to.deep.equal(ACCEPTED);
+  });
+
+  it('a new member is seen within the cache TTL and not before; with TTL 0 at once', async () => {
+    const newcomer = nostrKey();
+    const cached = hook({ cacheTtlMs: 10_000 });
+    const note = signed(newcomer, 10_050);
+    expect(await cached.admit(note)).to.deep.equal(refused(REFUSALS.notAUser));
+    const start = w.t.clock.now().getTime();
+    await seedUser(w.t.backend, { nostrPubkey: newcomer.pubkey, premiumUntil: new Date(start + DAY_MS) });
+    w.t.clock.set(new Date(start + 9_999));
+    expect(await cached.admit(note), 'cached for 10 s').to.deep.equal(refused(REFUSALS.notAUser));
+    w.t.clock.set(new Date(start + 10_000));
+    expect(await cached.admit(signed(newcomer, 1)), 'read again at 10 s').to.deep.equal(ACCEPTED);
+    await cached.close();
+    const uncached = hook({ cacheTtlMs: 0 });
+    const other = nostrKey();
+    expect(await uncached.admit(signed(other, 1))).to.deep.equal(refused(REFUSALS.notAUser));
+    await seedUser(w.t.backend, { nostrPubkey: other.pubkey });
+    expect(await uncached.admit(signed(other, 1059, [['p', w.stranger.pubkey]]))).to.deep.equal(ACCEPTED);
+  });
+
+  it('checks ids and signatures unless told the relay did; refuses malformed events with invalid:', async () => {
+    const a = hook();
+    const note = signed(w.premium, 1);
+    expect(await a.admit({ ...note, content: 'changed after signing' })).to.deep.equal(refused('invalid: bad event id or signature'));
+    expect(await a.admit({ ...note, sig: note.sig.replace(/^./, note.sig[0] === '0' ? '1' : '0') })).to.deep.equal(refused('invalid: bad event id or signature'));
+    await a.close();
+    const trusting = hook({ verifySignatures: false });
+    expect(await trusting.admit({ ...note, content: 'changed after signing' })).to.deep.equal(ACCEPTED);
+    const shapes: Array<[unknown, string]> = [
+      [null, 'not an event object'],
+      [[note], 'not an event object'],
+      [{ ...note, id: note.id.toUpperCase() }, 'id must be 64 lower-case hex characters'],
+      [{ ...note, pubkey: 'npub1' }, 'pubkey must be 64 lower-case hex characters'],
+      [{ ...note, sig: note.sig.slice(2) }, 'sig must be 128 lower-case hex characters'],
+      [{ ...note, kind: 1.5 }, 'kind must be a whole number from 0 to 65535'],
+      [{ ...note, kind: 65_536 }, 'kind must be a whole number from 0 to 65535'],
+      [{ ...note, kind: '1' }, 'kind must be a whole number from 0 to 65535'],
+      [{ ...note, created_at: -1 }, 'created_at must be a whole number of seconds'],
+      [{ ...note, created_at: '1' }, 'created_at must be a whole number of seconds'],
+      [{ ...note, content: 1 }, 'content must be a string'],
+      [{ ...note, tags: [['p', 1]] }, 'tags must be arrays of strings'],
+      [{ ...note, tags: 'p' }, 'tags must be arrays of strings'],
+    ];
+    for (const [event, problem] of shapes) expect(await trusting.admit(event), problem).to.deep.equal(refused(`invalid: ${problem}`));
+  });
+
+  it('fails closed: a database that does not answer within timeoutMs, or is gone, refuses with error:', async () => {
+    // A pool of one whose only connection is held by an open transaction: every read waits.
+    const held = knexFactory({ ...w.t.backend.db.knex.client.config, pool: { min: 0, max: 1 } });
+    const trx = await held.transaction();
+    try {
+      const slow = hook({ knex: held, timeoutMs: 150, cacheTtlMs: 0 });
+      const started = Date.now();
+      expect(await slow.admit(signed(w.premium, 1))).to.deep.equal(refused(REFUSALS.unavailable));
+      expect(Date.now() - started).to.be.within(140, 2_000);
+    } finally {
+      await trx.rollback();
+      await held.destroy();
+    }
+    const gone = knexFactory({ ...w.t.backend.db.knex.client.config });
+    await gone.destroy();
+    const broken = hook({ knex: gone, cacheTtlMs: 0 });
+    expect(await broken.admit(signed(w.premium, 1))).to.deep.equal(refused(REFUSALS.unavailable));
+  });
+
+  it('the open policy accepts every well-formed, correctly signed event', async () => {
+    const a = hook({ writePolicy: 'open' });
+    expect(await a.admit(signed(w.stranger, 1))).to.deep.equal(ACCEPTED);
+    expect(await a.admit({ ...signed(w.stranger, 1), content: 'x' })).to.deep.equal(refused('invalid: bad event id or signature'));
+  });
+
+  it('opens and closes its own connection from a database URL; needs exactly one of knex or databaseUrl', async () => {
+    const own = createRelayAdmission({ databaseUrl: w.t.databaseUrl, now: () => w.t.clock.now() });
+    expect(await own.admit(signed(w.premium, 1))).to.deep.equal(ACCEPTED);
+    await own.close();
+    expect(() => createRelayAdmission({})).to.throw('createRelayAdmission needs exactly one of knex or databaseUrl');
+    expect(() => createRelayAdmission({ knex: w.t.backend.db.knex, databaseUrl: w.t.databaseUrl })).to.throw('createRelayAdmission needs exactly one of knex or databaseUrl');
+  });
+});
