@@ -35,7 +35,7 @@ export async function loadSnippet<T>(code: string, names: string[]): Promise<T> 
 }
 
 /**
- * Runs a snippet in a plain `node` (no tsx, no `source` export condition, as in a wallet's own
+ * Runs a snippet in a plain `node` (no tsx, no `wallet-source` export condition, as in a wallet's own
  * project), followed by `driver`, which prints its findings as one JSON value on stdout.
  */
 export function runSnippet<T>(code: string, driver: string): T {
