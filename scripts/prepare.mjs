@@ -22,6 +22,7 @@ const BUILD_OUTPUTS = [
   'packages/grin-relay/dist/index.js',
   'packages/tips/dist/index.js',
   'packages/premium/dist/index.js',
+  'packages/relay-admission/dist/index.js',
   'examples/server/dist/main.js',
   'examples/cli/dist/main.js',
 ];
