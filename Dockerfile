@@ -27,6 +27,7 @@ COPY packages/grin-relay/package.json packages/grin-relay/
 COPY packages/tips/package.json packages/tips/
 COPY packages/premium/package.json packages/premium/
 COPY packages/relay-admission/package.json packages/relay-admission/
+COPY packages/erasure/package.json packages/erasure/
 COPY examples/server/package.json examples/server/
 COPY examples/cli/package.json examples/cli/
 # --ignore-scripts: the sources are not here yet, so `prepare` (the build) cannot run; the
@@ -63,6 +64,8 @@ COPY --from=build /app/packages/premium/dist/ packages/premium/dist/
 COPY --from=build /app/packages/relay-admission/package.json packages/relay-admission/
 COPY --from=build /app/packages/relay-admission/dist/ packages/relay-admission/dist/
 COPY --from=build /app/packages/relay-admission/proto/ packages/relay-admission/proto/
+COPY --from=build /app/packages/erasure/package.json packages/erasure/
+COPY --from=build /app/packages/erasure/dist/ packages/erasure/dist/
 COPY --from=build /app/examples/server/package.json examples/server/
 COPY --from=build /app/examples/server/dist/ examples/server/dist/
 COPY --from=build /app/examples/cli/package.json examples/cli/

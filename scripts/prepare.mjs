@@ -23,6 +23,7 @@ const BUILD_OUTPUTS = [
   'packages/tips/dist/index.js',
   'packages/premium/dist/index.js',
   'packages/relay-admission/dist/index.js',
+  'packages/erasure/dist/index.js',
   'examples/server/dist/main.js',
   'examples/cli/dist/main.js',
 ];

@@ -96,7 +96,7 @@ describe('production install: the scripts', () => {
     });
 
     it('uses the existing build output and compiles nothing', () => {
-      for (const file of ['packages/core/dist/index.js', 'packages/grin-relay/dist/index.js', 'packages/tips/dist/index.js', 'packages/premium/dist/index.js', 'packages/relay-admission/dist/index.js', 'examples/server/dist/main.js', 'examples/cli/dist/main.js']) {
+      for (const file of ['packages/core/dist/index.js', 'packages/grin-relay/dist/index.js', 'packages/tips/dist/index.js', 'packages/premium/dist/index.js', 'packages/relay-admission/dist/index.js', 'packages/erasure/dist/index.js', 'examples/server/dist/main.js', 'examples/cli/dist/main.js']) {
         mkdirSync(join(dir, dirname(file)), { recursive: true });
         writeFileSync(join(dir, file), '');
       }

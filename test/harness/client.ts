@@ -47,6 +47,10 @@ export class TestClient {
   post<T = any>(path: string, json?: unknown, options: RequestOptions = {}) {
     return this.request<T>('POST', path, { ...options, ...(json === undefined ? {} : { json }) });
   }
+
+  delete<T = any>(path: string, json?: unknown, options: RequestOptions = {}) {
+    return this.request<T>('DELETE', path, { ...options, ...(json === undefined ? {} : { json }) });
+  }
 }
 
 /** The error a promise rejects with; fails the test when it resolves instead. */

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { envNameOf, type LogLevel, type WalletBackendConfig, type WalletPlugin } from '@wallet/backend-core';
 import { grinRelayPlugin, type GrinRelayOptions } from '@wallet/grin-relay';
+import { erasurePlugin, type ErasureOptions } from '@wallet/erasure';
 import { premiumPlugin, type PremiumOptions } from '@wallet/premium';
 import { tipsPlugin, type TipsOptions } from '@wallet/tips';
 import { optionFromEnv, readSecretFiles, settingsFromEnv, type Env } from './env.js';
@@ -119,6 +120,11 @@ export function pluginsFromEnv(env: Env): WalletPlugin[] {
       invoiceExpiryMinutes: optionFromEnv(env, 'PREMIUM_INVOICE_EXPIRY_MINUTES', 'int'),
       maxPendingInvoices: optionFromEnv(env, 'PREMIUM_MAX_PENDING_INVOICES', 'int'),
     } as PremiumOptions),
+    erasurePlugin({
+      enabled: optionFromEnv(env, 'FEATURE_ERASURE', 'bool'),
+      gracePeriodHours: optionFromEnv(env, 'ERASURE_GRACE_PERIOD_HOURS', 'int'),
+      loginEvents: optionFromEnv(env, 'ERASURE_LOGIN_EVENTS', 'string'),
+    } as ErasureOptions),
   ];
 }
 

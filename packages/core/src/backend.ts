@@ -185,6 +185,8 @@ export async function createWalletBackend(config: WalletBackendConfig): Promise<
   const chains = new ChainRegistry();
   const hooks = new HookRegistry();
   const users = new UserRepository(db, clock);
+  // Core's own section of every data export (the account, keys, sessions, login events).
+  hooks.onUserExport('core', (userId) => users.exportAccount(userId));
   const integrity = createIntegrity(settings.adminKeyIntegritySecret);
   const adminLogger = logger.child({ component: 'admin' });
   const adminKeys = new AdminKeyStore(db, integrity, clock, adminLogger);
@@ -231,8 +233,11 @@ export async function createWalletBackend(config: WalletBackendConfig): Promise<
           idByUsername: (username, executor) => users.idByUsername(username, executor),
           premiumUntil: (userId, executor) => users.premiumUntil(userId, executor),
           extendPremium: (trx, userId, days) => users.extendPremium(trx, userId, days),
+          identity: (userId, executor) => users.identity(userId, executor),
+          idByNostrPubkey: (pubkey, executor) => users.idByNostrPubkey(pubkey, executor),
+          erase: (trx, userId, options) => users.erase(trx, userId, options),
         },
-        audit: { append: (trx, entry) => audit.append(trx, entry) },
+        audit: { append: (trx, entry) => audit.append(trx, entry), redact: (trx, subjects) => audit.redact(trx, subjects) },
         chains,
         processor: late.processor,
         scheduler: {

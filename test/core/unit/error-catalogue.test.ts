@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { adminErrors, chainErrors, coreErrors, directoryErrors, gateErrors, identityErrors, processorErrors, setupErrors, type ErrorSpec } from '@wallet/backend-core';
 import { grinRelayErrors } from '@wallet/grin-relay';
+import { erasureErrors } from '@wallet/erasure';
 import { premiumErrors } from '@wallet/premium';
 import { tipErrors } from '@wallet/tips';
 import { REPO_ROOT } from '../../harness/index.js';
@@ -18,6 +19,7 @@ const CATALOGUES: Record<string, Readonly<Record<string, ErrorSpec>>> = {
   'Grin relay': grinRelayErrors.specs,
   Tips: tipErrors.specs,
   Premium: premiumErrors.specs,
+  Erasure: erasureErrors.specs,
   Admin: adminErrors.specs,
   Setup: setupErrors.specs,
 };

@@ -103,12 +103,12 @@ export class AuditChain {
    * `prev_hash` that is not the previous row's hash, a row whose hash does not match its contents
    * (edited), or an end of chain that is not the sealed head (newest entries deleted).
    */
-  async verify(onProgress?: (checked: number) => void): Promise<AuditVerdict> {
+  async verify(onProgress?: (checked: number) => void, executor: Knex | Knex.Transaction = this.db.knex): Promise<AuditVerdict> {
     let expectedSeq = 1;
     let prev = GENESIS;
     let checked = 0;
     for (;;) {
-      const page = (await this.db.knex(TABLE).where('seq', '>=', expectedSeq).orderBy('seq').limit(1_000)) as StoredAuditRow[];
+      const page = (await executor(TABLE).where('seq', '>=', expectedSeq).orderBy('seq').limit(1_000)) as StoredAuditRow[];
       if (page.length === 0) break;
       for (const row of page) {
         const entry = toEntry(row);
@@ -122,12 +122,59 @@ export class AuditChain {
       }
       onProgress?.(checked);
     }
-    return this.checkHead(checked, prev);
+    return this.checkHead(checked, prev, executor);
+  }
+
+  /**
+   * Erasure's scrub of personal data (spec › Account erasure): every entry whose `target` or
+   * `details` mentions one of `subjects` (a user's id, Nostr key, username) keeps its place, time,
+   * action and actors but gets `target` "[erased]" and `details` {"erased": true}; that entry and
+   * every later one are re-sealed and the head with them, so `audit verify` passes afterwards.
+   * Runs inside the erasure's transaction with the table locked, and only on a chain that
+   * verifies first: a chain already broken is refused (throws), never blessed by the re-seal.
+   * Returns how many entries were scrubbed.
+   */
+  async redact(trx: Knex.Transaction, subjects: readonly string[]): Promise<number> {
+    const needles = subjects.filter((subject) => subject.length >= 3);
+    if (needles.length === 0) return 0;
+    await this.db.dialect.lockTableForWrites(trx, TABLE);
+    const verdict = await this.verify(undefined, trx);
+    if (!verdict.ok) throw new Error(`the audit chain does not verify (entry ${verdict.brokenAt}: ${verdict.reason}); nothing was scrubbed`);
+    const mentions = (text: string | null) => text !== null && needles.some((needle) => text.includes(needle));
+    let prev = GENESIS;
+    let resealing = false;
+    let scrubbed = 0;
+    let last: AuditEntry | undefined;
+    for (let after = 0; ; ) {
+      const page = (await trx(TABLE).where('seq', '>', after).orderBy('seq').limit(1_000)) as StoredAuditRow[];
+      if (page.length === 0) break;
+      for (const row of page) {
+        let entry = toEntry(row);
+        const personal = mentions(row.target) || mentions(row.details);
+        if (personal) {
+          scrubbed += 1;
+          resealing = true;
+          entry = { ...entry, target: '[erased]', details: { erased: true } };
+        }
+        if (resealing) {
+          const { row_hash: _old, ...rest } = { ...entry, prev_hash: prev };
+          entry = { ...rest, row_hash: this.hash(rest) };
+          await trx(TABLE)
+            .where({ seq: entry.seq })
+            .update({ target: entry.target, details: entry.details === null ? null : JSON.stringify(entry.details), prev_hash: entry.prev_hash, row_hash: entry.row_hash });
+        }
+        prev = entry.row_hash;
+        last = entry;
+        after = entry.seq;
+      }
+    }
+    if (resealing && last !== undefined) await trx(HEAD_TABLE).where({ id: HEAD_ID }).update({ seq: last.seq, row_hash: last.row_hash, mac: this.sealHead(last.seq, last.row_hash) });
+    return scrubbed;
   }
 
   /** The chain must end exactly where the sealed head says it does. */
-  private async checkHead(entries: number, lastHash: string): Promise<AuditVerdict> {
-    const head = (await this.db.knex(HEAD_TABLE).where({ id: HEAD_ID }).first()) as { seq: number | string; row_hash: string; mac: string } | undefined;
+  private async checkHead(entries: number, lastHash: string, executor: Knex | Knex.Transaction): Promise<AuditVerdict> {
+    const head = (await executor(HEAD_TABLE).where({ id: HEAD_ID }).first()) as { seq: number | string; row_hash: string; mac: string } | undefined;
     if (head === undefined) {
       return entries === 0 ? { ok: true, entries } : { ok: false, entries, brokenAt: 1, reason: 'the sealed chain head is missing' };
     }

@@ -152,6 +152,13 @@ export interface PluginContext {
      * text (`tips.clawback_forced`); `actorPubkey` is cut to a prefix; `peerIp` is kept raw.
      */
     append(trx: Knex.Transaction, entry: AuditInput): Promise<AuditEntry>;
+    /**
+     * Scrubs personal data from the chain inside `trx` (account erasure): entries mentioning any
+     * of `subjects` lose their target and details and the chain is re-sealed from the first of
+     * them, so it still verifies. Throws, changing nothing, when the chain does not verify.
+     * Returns the number of entries scrubbed.
+     */
+    redact(trx: Knex.Transaction, subjects: readonly string[]): Promise<number>;
   };
   readonly users: {
     /** Whether a registered user has this id; pass `trx` to see the caller's own transaction. */
@@ -166,6 +173,16 @@ export interface PluginContext {
      * an unknown user.
      */
     extendPremium(trx: Knex.Transaction, userId: string, days: number): Promise<Date | null>;
+    /** The user's id, username and Nostr key, or null (what an erasure scrubs from the audit chain). */
+    identity(userId: string, executor?: Knex | Knex.Transaction): Promise<{ id: string; username: string | null; nostr_pubkey: string | null } | null>;
+    /** The id of the user whose linked Nostr key this is (64 hex), or null. */
+    idByNostrPubkey(pubkey: string, executor?: Knex | Knex.Transaction): Promise<string | null>;
+    /**
+     * Deletes the account inside `trx` (erasure): login events purged or anonymised, then the
+     * user row, which cascades to keys and sessions and sets null on other links. False when
+     * there was no such user. Run `hooks.runUserErasure` first.
+     */
+    erase(trx: Knex.Transaction, userId: string, options: { loginEvents: 'purge' | 'anonymize' }): Promise<boolean>;
   };
   readonly chains: ChainAccess;
   /** The payment processor (BTCPay Greenfield), or null when none is configured. */

@@ -41,6 +41,18 @@ export class UserRepository {
     return row?.id ?? null;
   }
 
+  async identity(userId: string, executor: Knex | Knex.Transaction = this.db.knex): Promise<{ id: string; username: string | null; nostr_pubkey: string | null } | null> {
+    if (!isUuid(userId)) return null;
+    const row = (await executor('users').select('id', 'username', 'nostr_pubkey').where({ id: userId.toLowerCase() }).first()) as { id: string; username: string | null; nostr_pubkey: string | null } | undefined;
+    return row ?? null;
+  }
+
+  async idByNostrPubkey(pubkey: string, executor: Knex | Knex.Transaction = this.db.knex): Promise<string | null> {
+    if (!/^[0-9a-f]{64}$/.test(pubkey)) return null;
+    const row = (await executor('users').select('id').where({ nostr_pubkey: pubkey }).first()) as { id: string } | undefined;
+    return row?.id ?? null;
+  }
+
   /** The end of the user's premium period (null when never premium or unknown user). */
   async premiumUntil(userId: string, executor: Knex | Knex.Transaction = this.db.knex): Promise<Date | null> {
     if (!isUuid(userId)) return null;
@@ -63,6 +75,42 @@ export class UserRepository {
     const until = new Date(Math.max(now, current) + days * 86_400_000);
     await trx('users').where({ id }).update({ premium_until: this.db.dialect.time(until) });
     return until;
+  }
+
+  /**
+   * Removes the account inside the erasure's transaction: its login events are purged (or, with
+   * `anonymize`, kept without the user link and fingerprint), then the user row is deleted, which
+   * cascades to keys and sessions and sets null on every other link. False for an unknown user.
+   */
+  async erase(trx: Knex.Transaction, userId: string, options: { loginEvents: 'purge' | 'anonymize' }): Promise<boolean> {
+    if (!isUuid(userId)) return false;
+    const id = userId.toLowerCase();
+    if (options.loginEvents === 'purge') await trx('login_events').where({ user_id: id }).delete();
+    else await trx('login_events').where({ user_id: id }).update({ user_id: null, fingerprint: null });
+    return (await trx('users').where({ id }).delete()) > 0;
+  }
+
+  /**
+   * Core's section of a user's data export: the account, its receiving keys, sessions and login
+   * events, without peppered hashes, token hashes or IP hashes (they describe nothing to the
+   * user and are secrets' outputs).
+   */
+  async exportAccount(userId: string): Promise<Record<string, unknown>> {
+    if (!isUuid(userId)) return {};
+    const id = userId.toLowerCase();
+    const knex = this.db.knex;
+    const user = (await knex('users').select('id', 'username', 'nostr_pubkey', 'premium_until', 'created_at').where({ id }).first()) as StoredUser | undefined;
+    if (user === undefined) return {};
+    const time = (value: unknown) => readOptionalTime(value)?.toISOString() ?? null;
+    const keys = (await knex('user_keys').select('asset', 'key_type', 'public_key', 'public_spend_key', 'proven_at', 'created_at').where({ user_id: id }).orderBy(['asset', 'key_type'])) as Array<Record<string, unknown>>;
+    const sessions = (await knex('sessions').select('platform', 'created_at', 'expires_at', 'revoked_at').where({ user_id: id }).orderBy('created_at')) as Array<Record<string, unknown>>;
+    const logins = (await knex('login_events').select('platform', 'created_at').where({ user_id: id }).orderBy('created_at')) as Array<Record<string, unknown>>;
+    return {
+      account: { id: user.id, username: user.username, nostr_pubkey: user.nostr_pubkey, premium_until: time(user.premium_until), created_at: time(user.created_at) },
+      keys: keys.map((key) => ({ asset: key.asset, key_type: key.key_type, public_key: key.public_key, public_spend_key: key.public_spend_key ?? null, proven: key.proven_at !== null && key.proven_at !== undefined, created_at: time(key.created_at) })),
+      sessions: sessions.map((session) => ({ platform: session.platform, created_at: time(session.created_at), expires_at: time(session.expires_at), revoked_at: time(session.revoked_at) })),
+      login_events: logins.map((login) => ({ platform: login.platform, created_at: time(login.created_at) })),
+    };
   }
 
   async findInfo(userId: string): Promise<UserInfo | null> {

@@ -1,0 +1,34 @@
+import type { PluginMigration } from '@wallet/backend-core';
+import { ERASURE_STATUSES } from './request.js';
+
+export const ERASURE_TABLE = 'erasure_requests';
+
+/**
+ * Erasure requests. `user_id` is set null when the user is deleted, so the completed row
+ * survives as the tombstone. One live request (requested or confirmed) per user is a partial
+ * unique index, on both dialects.
+ */
+export const erasureMigrations: readonly PluginMigration[] = [
+  {
+    id: '001_erasure_requests',
+    async up(trx) {
+      await trx.schema.createTable(ERASURE_TABLE, (t) => {
+        t.uuid('id').primary();
+        t.uuid('user_id').nullable().references('id').inTable('users').onDelete('SET NULL');
+        t.string('status', 16).notNullable();
+        t.timestamp('created_at', { useTz: true }).notNullable();
+        t.timestamp('confirmed_at', { useTz: true }).nullable();
+        // Execution time: confirmation + the grace period.
+        t.timestamp('due_at', { useTz: true }).nullable();
+        t.timestamp('ended_at', { useTz: true }).nullable();
+        t.integer('attempts').notNullable().defaultTo(0);
+        // The last failure's message (never personal data: the sweeper records the error class and message only).
+        t.string('last_error', 500).nullable();
+        t.index(['status', 'due_at']);
+        t.check(`?? in (${ERASURE_STATUSES.map((status) => `'${status}'`).join(', ')})`, ['status'], 'erasure_requests_status_known');
+        t.check(`?? <> 'confirmed' or ?? is not null`, ['status', 'due_at'], 'erasure_requests_confirmed_has_due');
+      });
+      await trx.raw(`CREATE UNIQUE INDEX erasure_requests_one_live ON ${ERASURE_TABLE} (user_id) WHERE status IN ('requested', 'confirmed')`);
+    },
+  },
+];

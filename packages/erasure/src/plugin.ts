@@ -1,0 +1,44 @@
+import type { WalletPlugin } from '@wallet/backend-core';
+import { erasureMigrations } from './migrations.js';
+import { ERASURE_DEFAULTS, erasureOptionProblems, SWEEP_INTERVAL_MS, type ErasureOptions } from './options.js';
+import { erasureRoutes } from './routes.js';
+import { ErasureService } from './service.js';
+
+/**
+ * Self-service account erasure and data export (spec › Account erasure and export). The routes
+ * are always mounted and answer 400 `erasure_off` while it is off; the sweeper runs only while
+ * it is on.
+ *
+ * @example
+ * erasurePlugin({ enabled: true, gracePeriodHours: 72 })
+ */
+export function erasurePlugin(options: ErasureOptions = {}): WalletPlugin {
+  const enabled = options.enabled ?? ERASURE_DEFAULTS.enabled;
+  return {
+    name: 'erasure',
+    version: '0.3.0',
+    migrations: erasureMigrations,
+    validateConfig: (settings) => erasureOptionProblems(options, settings),
+    setup(ctx) {
+      const service = new ErasureService({
+        db: ctx.db,
+        clock: ctx.clock,
+        users: ctx.users,
+        auth: ctx.auth,
+        audit: ctx.audit,
+        hooks: ctx.hooks,
+        enabled,
+        graceMs: (options.gracePeriodHours ?? ERASURE_DEFAULTS.gracePeriodHours) * 3_600_000,
+        loginEvents: options.loginEvents ?? ERASURE_DEFAULTS.loginEvents,
+      });
+      ctx.hooks.onUserExport((userId) => service.exportFor(userId));
+      ctx.capabilities.contribute(() => ({ erasure: enabled }));
+      for (const route of erasureRoutes(service)) ctx.routes.add(route);
+      if (!enabled) return;
+      ctx.scheduler.every('sweep', SWEEP_INTERVAL_MS, async ({ logger }) => {
+        const report = await service.sweep(logger);
+        if (report.completed + report.failed + report.expired > 0) logger.info('erasure sweep', { ...report });
+      });
+    },
+  };
+}

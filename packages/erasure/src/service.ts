@@ -1,0 +1,239 @@
+import { randomUUID } from 'node:crypto';
+import { isUniqueViolation, readOptionalTime, readTime, type Clock, type Database, type Knex, type Logger, type PluginContext } from '@wallet/backend-core';
+import { erasureErrors } from './errors.js';
+import { ERASURE_TABLE } from './migrations.js';
+import { CONFIRM_WINDOW_MS, SWEEP_BATCH } from './options.js';
+import { ERASURE_STATUS, LIVE_STATUSES, PURPOSE, type ErasurePurpose } from './request.js';
+import type { ErasureResponse, ExportResponse, ProofRequest, StuckResponse } from './schemas.js';
+
+interface StoredRequest {
+  id: string;
+  user_id: string | null;
+  status: string;
+  created_at: unknown;
+  confirmed_at: unknown;
+  due_at: unknown;
+  ended_at: unknown;
+  attempts: number | string;
+  last_error: string | null;
+}
+
+export interface ErasureServiceDeps {
+  db: Database;
+  clock: Clock;
+  users: PluginContext['users'];
+  auth: PluginContext['auth'];
+  audit: PluginContext['audit'];
+  hooks: PluginContext['hooks'];
+  enabled: boolean;
+  graceMs: number;
+  loginEvents: 'purge' | 'anonymize';
+}
+
+export interface SweepReport {
+  completed: number;
+  failed: number;
+  expired: number;
+}
+
+const EXPORT_FORMAT = 'wallet-backend-export/1' as const;
+const iso = (value: unknown) => readOptionalTime(value)?.toISOString() ?? null;
+
+/**
+ * Self-service erasure and export (spec › Account erasure and export). Every action is a fresh
+ * signed action (NIP-98 with nonce, purpose and request descriptor; the nonce is consumed only
+ * after the signature checks) and reaches only the user whose linked Nostr key made it. A key
+ * that belongs to no user gets the same answers a user would, with nothing stored.
+ */
+export class ErasureService {
+  constructor(private readonly deps: ErasureServiceDeps) {}
+
+  async challenge(purpose: ErasurePurpose): Promise<{ nonce: string; purpose: string; expires_at: string }> {
+    this.requireOn();
+    const issued = await this.deps.auth.challenges.issue(purpose);
+    return { nonce: issued.nonce, purpose: issued.purpose, expires_at: issued.expiresAt.toISOString() };
+  }
+
+  async request(proof: ProofRequest): Promise<ErasureResponse> {
+    const userId = await this.prove(proof, PURPOSE.request, 'POST', '/account/erasure');
+    const now = this.deps.clock.now();
+    if (userId === null) return { erasure_id: randomUUID(), status: ERASURE_STATUS.requested, confirm_by: new Date(now.getTime() + CONFIRM_WINDOW_MS).toISOString(), due_at: null };
+    const { db } = this.deps;
+    const live = await this.liveOf(userId);
+    if (live !== null) return this.view(live);
+    const row = { id: randomUUID(), user_id: userId, status: ERASURE_STATUS.requested, created_at: db.dialect.time(now), attempts: 0 };
+    try {
+      await db.knex(ERASURE_TABLE).insert(row);
+    } catch (err) {
+      // Two requests at once: the one-live index lets one in; both answer with it.
+      if (!isUniqueViolation(err)) throw err;
+      const winner = await this.liveOf(userId);
+      if (winner !== null) return this.view(winner);
+      throw err;
+    }
+    return this.view({ ...row, due_at: null });
+  }
+
+  /** Confirms and revokes every live session of the user in one transaction. */
+  async confirm(erasureId: string, proof: ProofRequest): Promise<ErasureResponse> {
+    const userId = await this.prove(proof, PURPOSE.confirm, 'POST', `/account/erasure/${erasureId}/confirm`);
+    const now = this.deps.clock.now();
+    if (userId === null) return { erasure_id: erasureId, status: ERASURE_STATUS.confirmed, confirm_by: null, due_at: new Date(now.getTime() + this.deps.graceMs).toISOString() };
+    const { db, auth, graceMs } = this.deps;
+    const row = await this.ownRow(erasureId, userId);
+    if (row.status === ERASURE_STATUS.confirmed) return this.view(row);
+    const confirmed = await db.knex.transaction(async (trx) => {
+      const moved = await db.transitionOne<StoredRequest>(
+        ERASURE_TABLE,
+        (qb) => qb.where({ id: erasureId, user_id: userId, status: ERASURE_STATUS.requested }).where('created_at', '>', db.dialect.time(new Date(now.getTime() - CONFIRM_WINDOW_MS))),
+        { status: ERASURE_STATUS.confirmed, confirmed_at: db.dialect.time(now), due_at: db.dialect.time(new Date(now.getTime() + graceMs)) },
+        trx,
+      );
+      if (moved !== null) await auth.sessions.revokeAllForUser(userId, trx);
+      return moved;
+    });
+    if (confirmed !== null) return this.view(confirmed);
+    const again = await this.ownRow(erasureId, userId);
+    if (again.status === ERASURE_STATUS.confirmed) return this.view(again);
+    throw erasureErrors.create.erasure_not_confirmable();
+  }
+
+  /** Allowed while requested, or confirmed and before its due time. */
+  async cancel(erasureId: string, proof: ProofRequest): Promise<ErasureResponse> {
+    const userId = await this.prove(proof, PURPOSE.cancel, 'DELETE', `/account/erasure/${erasureId}`);
+    if (userId === null) return { erasure_id: erasureId, status: ERASURE_STATUS.cancelled, confirm_by: null, due_at: null };
+    const { db, clock } = this.deps;
+    const now = db.dialect.time(clock.now());
+    await this.ownRow(erasureId, userId);
+    const cancelled = await db.transitionOne<StoredRequest>(
+      ERASURE_TABLE,
+      (qb) =>
+        qb
+          .where({ id: erasureId, user_id: userId })
+          .where((inner) => inner.where({ status: ERASURE_STATUS.requested }).orWhere((confirmed) => confirmed.where({ status: ERASURE_STATUS.confirmed }).where('due_at', '>', now))),
+      { status: ERASURE_STATUS.cancelled, ended_at: now },
+    );
+    if (cancelled !== null) return this.view(cancelled);
+    const row = await this.ownRow(erasureId, userId);
+    if (row.status === ERASURE_STATUS.cancelled) return this.view(row);
+    throw erasureErrors.create.erasure_not_cancellable();
+  }
+
+  /** Everything the service holds about the user (core and every plugin), audited. */
+  async exportData(proof: ProofRequest): Promise<ExportResponse> {
+    const userId = await this.prove(proof, PURPOSE.export, 'POST', '/account/export');
+    const exportedAt = this.deps.clock.now().toISOString();
+    if (userId === null) return { format: EXPORT_FORMAT, exported_at: exportedAt, sections: {} };
+    const sections = await this.deps.hooks.collectUserExport(userId);
+    await this.deps.db.knex.transaction((trx) => this.deps.audit.append(trx, { action: 'account_exported', actorKind: 'user', target: `user:${userId}` }));
+    return { format: EXPORT_FORMAT, exported_at: exportedAt, sections };
+  }
+
+  /** The user's erasure requests, for the export. */
+  async exportFor(userId: string): Promise<Record<string, unknown>> {
+    const rows = (await this.deps.db.knex(ERASURE_TABLE).where({ user_id: userId }).orderBy('created_at')) as StoredRequest[];
+    return { requests: rows.map((row) => this.view(row)) };
+  }
+
+  async stuck(): Promise<StuckResponse> {
+    const now = this.deps.clock.now();
+    const rows = (await this.deps.db.knex(ERASURE_TABLE).where({ status: ERASURE_STATUS.confirmed }).where('due_at', '<=', this.deps.db.dialect.time(now)).orderBy('due_at').limit(200)) as StoredRequest[];
+    return {
+      requests: rows.map((row) => {
+        const due = readTime(row.due_at);
+        return { erasure_id: row.id, due_at: due.toISOString(), overdue_sec: Math.floor((now.getTime() - due.getTime()) / 1000), attempts: Number(row.attempts), last_error: row.last_error };
+      }),
+    };
+  }
+
+  /**
+   * The sweeper: expires unconfirmed requests, then erases due confirmed ones, each in ONE
+   * transaction that holds the request row (skip-locked on Postgres, so a second sweeper takes
+   * another row or none): plugin hooks, the audit scrub, the account with its login events,
+   * the tombstone and the `account_erasure_completed` entry. Any failure rolls all of it back and
+   * the request stays due (attempts and the error are recorded for `/admin/erasure/stuck`).
+   */
+  async sweep(logger: Logger): Promise<SweepReport> {
+    const { db, clock } = this.deps;
+    const now = clock.now();
+    const expired = await db
+      .knex(ERASURE_TABLE)
+      .where({ status: ERASURE_STATUS.requested })
+      .where('created_at', '<=', db.dialect.time(new Date(now.getTime() - CONFIRM_WINDOW_MS)))
+      .update({ status: ERASURE_STATUS.expired, ended_at: db.dialect.time(now) });
+    const report: SweepReport = { completed: 0, failed: 0, expired };
+    const tried: string[] = [];
+    for (let i = 0; i < SWEEP_BATCH; i++) {
+      let claimed: StoredRequest | null = null;
+      try {
+        await db.knex.transaction(async (trx) => {
+          const query = trx(ERASURE_TABLE).where({ status: ERASURE_STATUS.confirmed }).where('due_at', '<=', db.dialect.time(now)).whereNotIn('id', tried).orderBy([{ column: 'due_at' }, { column: 'id' }]).limit(1);
+          const row = (await db.dialect.lockRowsSkipLocked(query))[0] as StoredRequest | undefined;
+          if (row === undefined) return;
+          claimed = row;
+          await this.execute(trx, row, now);
+        });
+      } catch (err) {
+        const row = claimed as StoredRequest | null;
+        if (row === null) throw err;
+        tried.push(row.id);
+        report.failed += 1;
+        const message = `${(err as Error).name}: ${(err as Error).message}`.slice(0, 500);
+        logger.error('account erasure failed; nothing was erased and it is retried at the next sweep', { erasure_id: row.id, error: message });
+        await db.knex(ERASURE_TABLE).where({ id: row.id, status: ERASURE_STATUS.confirmed }).update({ attempts: Number(row.attempts) + 1, last_error: message });
+        continue;
+      }
+      if (claimed === null) break;
+      report.completed += 1;
+      logger.info('account erased', { erasure_id: (claimed as StoredRequest).id });
+    }
+    return report;
+  }
+
+  private async execute(trx: Knex.Transaction, row: StoredRequest, now: Date): Promise<void> {
+    const { db, users, hooks, audit, loginEvents } = this.deps;
+    const userId = row.user_id;
+    let scrubbed = 0;
+    if (userId !== null) {
+      const identity = await users.identity(userId, trx);
+      await hooks.runUserErasure(trx, userId);
+      if (identity !== null) scrubbed = await audit.redact(trx, [identity.id, identity.nostr_pubkey ?? '', identity.username ?? ''].filter((subject) => subject !== ''));
+      await users.erase(trx, userId, { loginEvents });
+    }
+    const done = await db.transitionOne(ERASURE_TABLE, (qb) => qb.where({ id: row.id, status: ERASURE_STATUS.confirmed }), { status: ERASURE_STATUS.completed, ended_at: db.dialect.time(now), user_id: null, last_error: null }, trx);
+    if (done === null) throw new Error('the erasure request changed while it was being carried out');
+    await audit.append(trx, { action: 'account_erasure_completed', actorKind: 'system', target: `erasure:${row.id}`, details: { audit_entries_scrubbed: scrubbed, login_events: loginEvents } });
+  }
+
+  /** Verifies the signed action and resolves its key to a user (null: no user has it). */
+  private async prove(proof: ProofRequest, purpose: ErasurePurpose, method: string, path: string): Promise<string | null> {
+    this.requireOn();
+    const { pubkey } = await this.deps.auth.signedActions.verify({ token: proof.nostr_token, nonce: proof.nonce, purpose, path, method, subject: null });
+    return this.deps.users.idByNostrPubkey(pubkey);
+  }
+
+  private async liveOf(userId: string): Promise<StoredRequest | null> {
+    const row = (await this.deps.db.knex(ERASURE_TABLE).where({ user_id: userId }).whereIn('status', LIVE_STATUSES).first()) as StoredRequest | undefined;
+    return row ?? null;
+  }
+
+  private async ownRow(erasureId: string, userId: string): Promise<StoredRequest> {
+    const row = (await this.deps.db.knex(ERASURE_TABLE).where({ id: erasureId, user_id: userId }).first()) as StoredRequest | undefined;
+    if (row === undefined) throw erasureErrors.create.erasure_not_found();
+    return row;
+  }
+
+  private view(row: Pick<StoredRequest, 'id' | 'status' | 'created_at' | 'due_at'>): ErasureResponse {
+    const created = readTime(row.created_at).getTime();
+    return {
+      erasure_id: row.id,
+      status: row.status,
+      confirm_by: row.status === ERASURE_STATUS.requested ? new Date(created + CONFIRM_WINDOW_MS).toISOString() : null,
+      due_at: iso(row.due_at),
+    };
+  }
+
+  private requireOn(): void {
+    if (!this.deps.enabled) throw erasureErrors.create.erasure_off();
+  }
+}
