@@ -8,9 +8,9 @@ import { REFUSALS } from './policy.js';
 /** The proto shipped with the package: nostr-rs-relay's nauthz.proto, field for field. */
 export const NAUTHZ_PROTO = fileURLToPath(new URL('../proto/nauthz.proto', import.meta.url));
 
-/** Loads the nauthz package definition (long integers as Numbers, bytes as Buffers, enums as names). */
+/** Loads the nauthz package definition (field names as in the proto, e.g. created_at; long integers as Numbers, bytes as Buffers, enums as names). */
 export function loadNauthz(): grpc.GrpcObject {
-  const definition = protoLoader.loadSync(NAUTHZ_PROTO, { longs: Number, enums: String, bytes: Buffer, defaults: true, oneofs: true });
+  const definition = protoLoader.loadSync(NAUTHZ_PROTO, { keepCase: true, longs: Number, enums: String, bytes: Buffer, defaults: true, oneofs: true });
   return grpc.loadPackageDefinition(definition).nauthz as grpc.GrpcObject;
 }
 
