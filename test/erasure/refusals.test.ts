@@ -246,7 +246,7 @@ eachDialect('erasure: refusals consume nothing and change nothing', (dialect) =>
     await confirmNow(id);
     t.clock.advance(72 * HOUR_MS - 1);
     const res = await t.client.delete(cancelPath(id), await proof(t, user.key, 'erasure_cancel', cancelPath(id), 'DELETE'));
-    expect([res.status, res.body]).to.deep.equal([200, { erasure_id: id, status: 'cancelled', confirm_by: null, due_at: '2026-01-04T00:00:00.000Z' }]);
+    expect([res.status, res.body]).to.deep.equal([200, { erasure_id: id, status: 'cancelled', confirm_by: null, due_at: null }]);
     // a repeated cancel answers the cancelled request
     const again = await t.client.delete(cancelPath(id), await proof(t, user.key, 'erasure_cancel', cancelPath(id), 'DELETE'));
     expect([again.status, again.body]).to.deep.equal([200, res.body]);

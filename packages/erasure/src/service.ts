@@ -229,7 +229,8 @@ export class ErasureService {
       erasure_id: row.id,
       status: row.status,
       confirm_by: row.status === ERASURE_STATUS.requested ? new Date(created + CONFIRM_WINDOW_MS).toISOString() : null,
-      due_at: iso(row.due_at),
+      // Only a confirmed request has a due time to tell (a cancelled one answers null, as a key without an account gets).
+      due_at: row.status === ERASURE_STATUS.confirmed ? iso(row.due_at) : null,
     };
   }
 
