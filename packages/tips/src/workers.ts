@@ -87,7 +87,7 @@ export class TipWorkers {
       const reader = this.chains.cryptonote(tip.asset);
       if (reader === null || tip.sweep_txid === null) return null;
       const confirmations = await reader.confirmations(tip.sweep_txid);
-      return confirmations !== null && confirmations >= CONFIRMATIONS[tip.asset] ? { to: TIP_STATUS.claimed, settled: true } : null;
+      return (confirmations ?? 0) >= CONFIRMATIONS[tip.asset] ? { to: TIP_STATUS.claimed, settled: true } : null;
     });
   }
 
