@@ -34,6 +34,11 @@ export const TARGETS: readonly Target[] = [
   { mutate: 'packages/grin-relay/src/service.ts', spec: ['test/grin-relay/*.test.ts'] },
   { mutate: 'packages/tips/src/service.ts', spec: ['test/tips/*.test.ts'] },
   { mutate: 'packages/tips/src/workers.ts', spec: ['test/tips/*.test.ts'] },
+  { mutate: 'packages/premium/src/service.ts', spec: ['test/premium/*.test.ts'] },
+  // The strfry and gRPC adapter tests spawn processes (slow); the hook's own specs reach these files.
+  { mutate: 'packages/relay-admission/src/policy.ts', spec: ['test/relay-admission/hook.test.ts', 'test/relay-admission/mutants.test.ts'] },
+  { mutate: 'packages/relay-admission/src/membership.ts', spec: ['test/relay-admission/hook.test.ts', 'test/relay-admission/mutants.test.ts'] },
+  { mutate: 'packages/relay-admission/src/admission.ts', spec: ['test/relay-admission/hook.test.ts', 'test/relay-admission/mutants.test.ts'] },
 ];
 
 /** A concern's index.ts only re-exports: nothing to mutate. */
