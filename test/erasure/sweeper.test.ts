@@ -84,7 +84,7 @@ eachDialect('erasure sweeper: a failing hook rolls everything back', (dialect) =
       { user_id: other.id, note: 'theirs' },
     ]);
     await seedLoginEvents(t, user.id, 2);
-    await t.backend.sessions.start(user.id, 'website');
+    await t.backend.sessions.start(user.id, 'web');
     // an audit entry that names the user (the scrub would rewrite it)
     const exported = await t.client.post(`${API}/account/export`, await proof(t, user.key, 'erasure_export', `${API}/account/export`));
     expect(exported.status).to.equal(200);
@@ -140,7 +140,7 @@ eachDialect('erasure sweeper: killed mid-transaction', (dialect) => {
     const { t, user } = w;
     await seedLoginEvents(t, user.id, 2);
     const id = await requestAndConfirm(t, user.key);
-    await t.backend.sessions.start(user.id, 'website');
+    await t.backend.sessions.start(user.id, 'web');
     t.clock.advance(GRACE_MS);
     const before = await footprint(t, user.id);
     const child = spawnEntry('test/erasure/sweep-child.ts', [], { cwd: REPO_ROOT, env: { DIALECT: dialect, DATABASE_URL: t.databaseUrl, NOW: t.clock.now().toISOString() } });
