@@ -134,7 +134,8 @@ export class PremiumService {
       .whereNull('consumed_at')
       .where('expires_at', '>', this.deps.db.dialect.time(this.deps.clock.now()))
       .count({ n: '*' })
-      .first()) as { n: number | string } | undefined;
-    return Number(row?.n ?? 0);
+      .first()) as { n: number | string };
+    // An aggregate without GROUP BY always answers one row.
+    return Number(row.n);
   }
 }

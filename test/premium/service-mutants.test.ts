@@ -1,0 +1,61 @@
+import { expect } from 'chai';
+import type { PaymentProcessor, PluginContext } from '@wallet/backend-core';
+import { ManualClock } from '@wallet/backend-core/testing';
+import { premiumTerms } from '../../packages/premium/src/options.js';
+import { PremiumService } from '../../packages/premium/src/service.js';
+import { eachDialect } from '../harness/index.js';
+import { PREMIUM_OPTIONS } from './harness.js';
+import { api, useProbedPremiumWorld } from './support.js';
+
+// Survivors of `npm run test:mutation` on packages/premium/src/service.ts (docs/testing.md).
+
+const codeOf = async (promise: Promise<unknown>) => {
+  try {
+    await promise;
+  } catch (err) {
+    return (err as { code?: string }).code;
+  }
+  return 'resolved';
+};
+
+eachDialect('premium: service survivors', (dialect) => {
+  const w = useProbedPremiumWorld(dialect);
+
+  it('terms without a processor is premium off: nothing created, nothing activated', async () => {
+    const users: PluginContext['users'] = w.ctx.users;
+    const service = new PremiumService({ db: w.t.backend.db, clock: w.t.clock, users, processor: null, terms: premiumTerms(PREMIUM_OPTIONS) });
+    expect(await codeOf(service.createInvoice(w.alice.userId, 'month'))).to.equal('premium_off');
+    expect(await codeOf(service.activate(w.alice.userId, 'any'))).to.equal('premium_off');
+    const processor = {} as PaymentProcessor;
+    const off = new PremiumService({ db: w.t.backend.db, clock: w.t.clock, users, processor, terms: null });
+    expect(await codeOf(off.createInvoice(w.alice.userId, 'month'))).to.equal('premium_off');
+  });
+
+  it('a user who never bought premium is not active, whatever the clock says', async () => {
+    const clock = new ManualClock('1969-12-31T23:59:59.000Z');
+    const service = new PremiumService({ db: w.t.backend.db, clock, users: w.ctx.users, processor: null, terms: null });
+    expect(await service.status(w.alice.userId)).to.deep.equal({ active: false, premium_until: null, invoices: [] });
+  });
+
+  it('an invoice creation locks only its own user’s row: other users’ open locks do not hold it up', async function () {
+    // SQLite has no row locks (one writer at a time); the lock's scope is a Postgres question.
+    if (dialect === 'sqlite') this.skip();
+    const { knex } = w.t.backend.db;
+    const trx = await knex.transaction();
+    try {
+      await trx('users').select('id').whereNot({ id: w.bob.userId }).forUpdate();
+      const answer = api(w, w.bob).invoice('month');
+      let timer: NodeJS.Timeout | undefined;
+      const outcome = await Promise.race([
+        answer.then((response) => response.status),
+        new Promise<string>((resolve) => {
+          timer = setTimeout(() => resolve('held by the other users’ locks'), 5_000);
+        }),
+      ]);
+      clearTimeout(timer);
+      expect(outcome).to.equal(200);
+    } finally {
+      await trx.rollback();
+    }
+  });
+});
