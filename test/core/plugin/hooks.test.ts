@@ -42,11 +42,17 @@ eachDialect('named hooks: userErasure and userExport', (dialect) => {
 
   beforeEach(() => calls.splice(0));
 
-  it('export collects each owner section, in registration order', async () => {
+  it('export collects each owner section, in registration order (core first)', async () => {
     const { id } = await seedUser(t.backend);
     await t.backend.db.knex('alpha_notes').insert({ user_id: id, text: 'a1' });
     await t.backend.db.knex('beta_notes').insert({ user_id: id, text: 'b1' });
-    expect(await first.ctx!.hooks.collectUserExport(id)).to.deep.equal({ alpha: { notes: ['a1'] }, beta: { notes: ['b1'] } });
+    const sections = await first.ctx!.hooks.collectUserExport(id);
+    expect(Object.keys(sections)).to.deep.equal(['core', 'alpha', 'beta']);
+    expect(sections).to.deep.equal({
+      core: { account: { id, username: null, nostr_pubkey: null, premium_until: null, created_at: '2026-01-01T00:00:00.000Z' }, keys: [], sessions: [], login_events: [] },
+      alpha: { notes: ['a1'] },
+      beta: { notes: ['b1'] },
+    });
     expect(calls).to.deep.equal(['alpha:export', 'beta:export']);
   });
 
