@@ -29,11 +29,14 @@ export const TARGETS: readonly Target[] = [
   { mutate: 'packages/core/src/crypto/*.ts', spec: ['test/core/crypto/*.test.ts', ...SIGNED_ACTION_SPECS, ...IDENTITY_SPECS] },
   { mutate: 'packages/core/src/identity/*.ts', spec: [...IDENTITY_SPECS, ...SESSION_SPECS] },
   { mutate: 'packages/core/src/admin/keys.ts', spec: ['test/core/admin/*.test.ts'] },
-  { mutate: 'packages/core/src/admin/audit.ts', spec: ['test/core/admin/*.test.ts'] },
+  { mutate: 'packages/core/src/admin/audit.ts', spec: ['test/core/admin/*.test.ts', 'test/erasure/*.test.ts'] },
   { mutate: 'packages/core/src/admin/latch.ts', spec: ['test/core/admin/*.test.ts'] },
   { mutate: 'packages/grin-relay/src/service.ts', spec: ['test/grin-relay/*.test.ts'] },
   { mutate: 'packages/tips/src/service.ts', spec: ['test/tips/*.test.ts'] },
   { mutate: 'packages/tips/src/workers.ts', spec: ['test/tips/*.test.ts'] },
+  // The account's own reads and writes: /auth/me (findInfo), premium's period, erasure's export and removal.
+  { mutate: 'packages/core/src/users/repo.ts', spec: ['test/core/users/*.test.ts', 'test/core/http/sessions.test.ts', 'test/core/auth/auth-routes.test.ts', 'test/erasure/*.test.ts', 'test/premium/*.test.ts'] },
+  { mutate: 'packages/erasure/src/service.ts', spec: ['test/erasure/*.test.ts'] },
   { mutate: 'packages/premium/src/service.ts', spec: ['test/premium/*.test.ts'] },
   // The strfry and gRPC adapter tests spawn processes (slow); the hook's own specs reach these files.
   { mutate: 'packages/relay-admission/src/policy.ts', spec: ['test/relay-admission/hook.test.ts', 'test/relay-admission/mutants.test.ts'] },
