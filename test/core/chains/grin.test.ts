@@ -46,7 +46,7 @@ eachDialect('chains: Grin node access', (dialect) => {
     let balance = 0n;
     for (let pages = 0; pages < 10; pages++) {
       const res = await t.client.post('/api/v1/wallet/grin/scan', { rewind_hash: batch.rewind_hash.toUpperCase(), start_index: start }, { token: auth.access_token });
-      expect(res.status).to.equal(200);
+      expect(res.status, res.text).to.equal(200);
       found.push(...res.body.outputs);
       balance += BigInt(res.body.balance);
       if (res.body.complete) break;

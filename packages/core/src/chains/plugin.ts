@@ -2,7 +2,7 @@ import type { Settings } from '../config/index.js';
 import { instrumentUpstream, type MetricsRecorder } from '../metrics/index.js';
 import type { WalletPlugin } from '../plugin/index.js';
 import type { ChainRegistry } from './heights.js';
-import { GrinChainService, GrinNodeClient, GrinReader, grinRoutes } from './grin/index.js';
+import { GrinChainService, GrinNodeClient, GrinReader, GrinScanPool, grinRoutes } from './grin/index.js';
 import { CryptonoteDaemonClient, CryptonoteReader, LwsChainService, LwsClient, lwsRoutes, type LwsAsset, type LwsChain } from './lws/index.js';
 import { fetchCoinGeckoPrices, PriceCache, priceRoutes } from './prices/index.js';
 import { ElectrumClient, EsploraClient, UtxoChainService, UtxoReader, utxoRoutes, type UtxoAsset, type UtxoBackend } from './utxo/index.js';
@@ -25,7 +25,10 @@ export function chainsPlugin(options: { settings: () => Settings; metrics: () =>
       let grin: GrinChainService | null = null;
       if (settings.grinNodeUrl !== undefined) {
         const node = timed(new GrinNodeClient({ url: settings.grinNodeUrl, apiSecret: settings.grinNodeApiSecret, timeoutMs: settings.upstreamTimeoutMs }), 'grin', 'grin-node');
-        grin = new GrinChainService(node, settings.chainNetwork, settings.grinScanPageSize);
+        // The rewinds run on worker threads so a scan never stalls other requests.
+        const scanPool = new GrinScanPool();
+        ctx.onClose(() => scanPool.close());
+        grin = new GrinChainService(node, settings.chainNetwork, settings.grinScanPageSize, scanPool);
         registry.provideHeight('grin', node);
         registry.provideGrinReader(new GrinReader(node));
       }

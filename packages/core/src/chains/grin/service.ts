@@ -1,7 +1,8 @@
-import { parseRewindHash, scanGrinOutputs, type ChainOutput } from '../../crypto/index.js';
+import { parseRewindHash, type ChainOutput } from '../../crypto/index.js';
 import { chainErrors } from '../errors.js';
 import type { ChainNetwork } from '../network.js';
 import { GrinNodeRefusal, type GrinNodeClient } from './node-client.js';
+import { inlineGrinScanner, type GrinScanner } from './scan-pool.js';
 
 /** Blocks before a coinbase output can be spent: 1440 on mainnet and testnet, 3 on AutomatedTesting (regtest). */
 export function coinbaseMaturityOf(network: ChainNetwork): number {
@@ -18,6 +19,8 @@ export class GrinChainService {
     private readonly node: GrinNodeClient,
     private readonly network: ChainNetwork,
     private readonly pageSize: number,
+    /** Where the rewinds run: the worker pool in a backend, the calling thread by default. */
+    private readonly scanner: GrinScanner = inlineGrinScanner,
   ) {}
 
   async height(): Promise<{ height: number }> {
@@ -44,7 +47,7 @@ export class GrinChainService {
         ? [{ commit: output.commit, proof: output.proof, is_coinbase: output.output_type === 'Coinbase', height: output.block_height ?? 0, mmr_index: output.mmr_index }]
         : [],
     );
-    const result = scanGrinOutputs(rewindHash, outputs, coinbaseMaturityOf(this.network));
+    const result = await this.scanner.scan(rewindHash, outputs, coinbaseMaturityOf(this.network));
     return {
       outputs: result.outputs.map((output) => ({ ...output, value: output.value.toString() })),
       balance: result.total.toString(),
