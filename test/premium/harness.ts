@@ -1,3 +1,4 @@
+import type { PluginContext, WalletPlugin } from '@wallet/backend-core';
 import { premiumPlugin, type PremiumOptions } from '@wallet/premium';
 import { createTestBackend, seedSession, type DialectName, type TestBackend } from '../harness/index.js';
 import { FAKE_API_KEY, FAKE_STORE_ID, GreenfieldFake } from '../fakes/greenfield.js';
@@ -17,10 +18,16 @@ export interface PremiumWorld {
   btcpay: GreenfieldFake;
   alice: { userId: string; token: string };
   bob: { userId: string; token: string };
+  /** The plugin context as a probe plugin saw it (the core hooks, as erasure and export run them). */
+  ctx: PluginContext;
 }
 
-/** The BTCPay fake for the suite (its clock is the backend's), and a fresh backend with premium and two users per test. */
-export function usePremiumWorld(dialect: DialectName, options: PremiumOptions = PREMIUM_OPTIONS): PremiumWorld {
+/**
+ * The BTCPay fake for the suite (its clock is the backend's), and a fresh backend with premium,
+ * a probe plugin (for the hooks) and two users per test. `upstreamTimeoutMs`: held requests in
+ * the race tests must outlast the gate, not the default 500 ms.
+ */
+export function usePremiumWorld(dialect: DialectName, options: PremiumOptions = PREMIUM_OPTIONS, upstreamTimeoutMs = 500): PremiumWorld {
   const world = {} as PremiumWorld;
   let now: () => Date = () => new Date();
   const btcpay = new GreenfieldFake(() => now());
@@ -29,9 +36,10 @@ export function usePremiumWorld(dialect: DialectName, options: PremiumOptions = 
   beforeEach(async () => {
     btcpay.mode = 'normal';
     btcpay.received.length = 0;
+    const probe: WalletPlugin = { name: 'hook-probe', setup: (ctx) => void (world.ctx = ctx) };
     const t = await createTestBackend(dialect, {
-      plugins: [premiumPlugin(options)],
-      settings: { btcpayUrl: btcpay.url, btcpayStoreId: FAKE_STORE_ID, btcpayApiKey: FAKE_API_KEY, upstreamTimeoutMs: 500 },
+      plugins: [premiumPlugin(options), probe],
+      settings: { btcpayUrl: btcpay.url, btcpayStoreId: FAKE_STORE_ID, btcpayApiKey: FAKE_API_KEY, upstreamTimeoutMs },
     });
     now = () => t.clock.now();
     const session = async () => {

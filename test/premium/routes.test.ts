@@ -1,21 +1,10 @@
 import { expect } from 'chai';
 import { eachDialect } from '../harness/index.js';
-import { usePremiumWorld, type PremiumWorld } from './harness.js';
+import { usePremiumWorld } from './harness.js';
+import { api, codeOf } from './support.js';
 
 const DAY_MS = 86_400_000;
 
-function api(w: PremiumWorld, who: { userId: string; token: string }) {
-  return {
-    /** A new session at the clock's time (access tokens lapse when the clock moves by days). */
-    relogin: async () => {
-      who.token = (await w.t.backend.sessions.start(who.userId, 'extension')).access_token;
-    },
-    invoice: (plan: unknown) => w.t.client.post('/api/v1/premium/invoice', { plan }, { token: who.token }),
-    activate: (invoice_id: unknown) => w.t.client.post('/api/v1/premium/activate', { invoice_id }, { token: who.token }),
-    status: () => w.t.client.get('/api/v1/premium/status', { token: who.token }),
-  };
-}
-const codeOf = (response: { body: { error?: { code?: string } } }) => response.body.error?.code;
 
 eachDialect('premium: routes', (dialect) => {
   const w = usePremiumWorld(dialect);

@@ -1,9 +1,7 @@
-import type { PluginContext, WalletPlugin } from '@wallet/backend-core';
-import { premiumPlugin, type PremiumOptions } from '@wallet/premium';
-import { createTestBackend, seedSession, type DialectName, type TestBackend, type TestResponse } from '../harness/index.js';
-import { FAKE_API_KEY, FAKE_STORE_ID, GreenfieldFake } from '../fakes/greenfield.js';
+import type { TestBackend, TestResponse } from '../harness/index.js';
+import { FAKE_STORE_ID, type GreenfieldFake } from '../fakes/greenfield.js';
 import type { FakeHandler, FakeReply, FakeRequest } from '../fakes/http-fake.js';
-import { PREMIUM_OPTIONS, type PremiumWorld } from './harness.js';
+import { usePremiumWorld, type PremiumWorld } from './harness.js';
 
 export const DAY_MS = 86_400_000;
 export const INVOICES_PATH = `/api/v1/stores/${FAKE_STORE_ID}/invoices`;
@@ -37,41 +35,9 @@ export function api(w: { t: TestBackend }, who: Party) {
   };
 }
 
-export interface ProbedWorld extends PremiumWorld {
-  /** The plugin context as a probe plugin saw it (the core hooks, as erasure and export run them). */
-  ctx: PluginContext;
-}
-
-/**
- * `usePremiumWorld` with a probe plugin (for the hooks) and a processor timeout of choice (held
- * requests in the race tests must outlast the gate, not the harness's 500 ms).
- */
-export function useProbedPremiumWorld(dialect: DialectName, options: PremiumOptions = PREMIUM_OPTIONS, upstreamTimeoutMs = 500): ProbedWorld {
-  const world = {} as ProbedWorld;
-  let now: () => Date = () => new Date();
-  const btcpay = new GreenfieldFake(() => now());
-  before(() => btcpay.start());
-  after(() => btcpay.close());
-  beforeEach(async () => {
-    btcpay.mode = 'normal';
-    btcpay.received.length = 0;
-    const probe: WalletPlugin = { name: 'hook-probe', setup: (ctx) => void (world.ctx = ctx) };
-    const t = await createTestBackend(dialect, {
-      plugins: [premiumPlugin(options), probe],
-      settings: { btcpayUrl: btcpay.url, btcpayStoreId: FAKE_STORE_ID, btcpayApiKey: FAKE_API_KEY, upstreamTimeoutMs },
-    });
-    now = () => t.clock.now();
-    const session = async () => {
-      const { userId, auth } = await seedSession(t.backend);
-      return { userId, token: auth.access_token };
-    };
-    Object.assign(world, { t, btcpay, alice: await session(), bob: await session() });
-  });
-  afterEach(async () => {
-    await world.t?.close();
-  });
-  return world;
-}
+/** The world with its probe (every world has one now). */
+export type ProbedWorld = PremiumWorld;
+export const useProbedPremiumWorld = usePremiumWorld;
 
 /**
  * Holds every request a handler receives until `expected` of them are held at once, then lets

@@ -1,13 +1,7 @@
-/** A NIP-01 event as relays pass it on. */
-export interface NostrEvent {
-  id: string;
-  pubkey: string;
-  created_at: number;
-  kind: number;
-  tags: string[][];
-  content: string;
-  sig: string;
-}
+import type { NostrEvent } from '@wallet/backend-core';
+
+/** A NIP-01 event as relays pass it on (core's type). */
+export type { NostrEvent };
 
 const HEX64 = /^[0-9a-f]{64}$/;
 const HEX128 = /^[0-9a-f]{128}$/;
