@@ -2,7 +2,7 @@ import { connect, createJsonLogger, type Knex, type Logger } from '@wallet/backe
 import { verifyEvent } from 'nostr-tools/pure';
 import { eventShapeProblem, isPubkeyHex, taggedPubkeys, type NostrEvent } from './event.js';
 import { Membership } from './membership.js';
-import { ACCEPT, decide, REFUSALS, type AdmissionDecision, type AuthorStanding } from './policy.js';
+import { ACCEPT, decide, MAX_GIFT_WRAP_RECIPIENTS, REFUSALS, type AdmissionDecision, type AuthorStanding } from './policy.js';
 
 export interface RelayAdmissionOptions {
   /** The wallet database, as a knex instance you own (closed by you) … */
@@ -63,7 +63,10 @@ export function createRelayAdmission(options: RelayAdmissionOptions): RelayAdmis
   const membership = new Membership(knex, () => clock().getTime(), options.cacheTtlMs ?? ADMISSION_DEFAULTS.cacheTtlMs);
 
   async function judge(event: NostrEvent): Promise<AdmissionDecision> {
-    const recipients = event.kind === 1059 ? taggedPubkeys(event).filter(isPubkeyHex) : [];
+    const tagged = event.kind === 1059 ? taggedPubkeys(event) : [];
+    // A gift wrap naming more recipients than allowed is refused whoever they are: they are not read (tens of thousands
+    // of p tags overflowed the query's parameters, refused with error: and logged the whole query, and evicted the cache).
+    const recipients = tagged.length > MAX_GIFT_WRAP_RECIPIENTS ? [] : tagged.filter(isPubkeyHex);
     const standings = await membership.read([event.pubkey, ...recipients]);
     const author = standings.get(event.pubkey);
     const standing: AuthorStanding = membership.isPremium(author) ? 'premium' : author?.registered ? 'registered' : 'unregistered';
