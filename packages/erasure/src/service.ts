@@ -197,7 +197,7 @@ export class ErasureService {
     if (userId !== null) {
       const identity = await users.identity(userId, trx);
       await hooks.runUserErasure(trx, userId);
-      if (identity !== null) scrubbed = await audit.redact(trx, [identity.id, identity.nostr_pubkey ?? '', identity.username ?? ''].filter((subject) => subject !== ''));
+      if (identity !== null) scrubbed = await audit.redact(trx, [identity.id, identity.nostr_pubkey, identity.username].filter((subject): subject is string => subject !== null));
       await users.erase(trx, userId, { loginEvents });
     }
     const done = await db.transitionOne(ERASURE_TABLE, (qb) => qb.where({ id: row.id, status: ERASURE_STATUS.confirmed }), { status: ERASURE_STATUS.completed, ended_at: db.dialect.time(now), user_id: null, last_error: null }, trx);
