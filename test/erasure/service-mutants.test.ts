@@ -167,6 +167,19 @@ eachDialect('erasure: service survivors', (dialect) => {
       expect(await knex()('erasure_requests').where({ status: 'confirmed' }).pluck('id')).to.deep.equal([]);
     });
 
+    it('requests due at the same time are taken in id order', async () => {
+      const { t } = w;
+      t.clock.set('2026-01-10T00:00:00.000Z');
+      const ids = Array.from({ length: 21 }, () => randomUUID()).sort();
+      // Stored highest id first, so the table's (and the due-time index's) own order is the reverse of the id order.
+      for (const id of [...ids].reverse()) {
+        const { id: userId } = await seedUser(t.backend);
+        await knex()('erasure_requests').insert({ id, user_id: userId, status: 'confirmed', created_at: at(START), confirmed_at: at(START), due_at: at('2026-01-05T00:00:00.000Z'), attempts: 0 });
+      }
+      expect(await service().sweep(captureLogger())).to.deep.equal({ completed: 20, failed: 0, expired: 0 });
+      expect(await knex()('erasure_requests').where({ status: 'confirmed' }).pluck('id')).to.deep.equal([ids[20]]);
+    });
+
     it('a failure is reported, recorded on its own request only (the error cut to 500 characters) and rolled back', async () => {
       const { t, user } = w;
       const id = await request(t, user.key);
