@@ -38,6 +38,8 @@ eachDialect('core: the users repository (erasure, export, premium and lookups)',
 
     it('idByUsername: any case; unknown is null; a malformed handle is null, never a throw', async () => {
       const { id } = await seedUser(t.backend, { username: 'erin42' });
+      // A user without a username: a malformed handle must not find it (no lookup by null).
+      await seedUser(t.backend);
       expect(await repo().idByUsername('ERIN42')).to.equal(id);
       expect(await repo().idByUsername('erin43')).to.equal(null);
       expect(await repo().idByUsername('x')).to.equal(null);
