@@ -1,6 +1,7 @@
+import { createHmac } from 'node:crypto';
 import { erasurePlugin, type ErasureOptions } from '@wallet/erasure';
 import type { WalletPlugin } from '@wallet/backend-core';
-import { createTestBackend, NostrKey, seedUser, type DialectName, type TestBackend } from '../harness/index.js';
+import { createTestBackend, NostrKey, seedUser, TEST_SECRETS, type DialectName, type TestBackend } from '../harness/index.js';
 
 export const API = '/api/v1';
 
@@ -32,4 +33,13 @@ export async function proof(t: TestBackend, key: NostrKey, purpose: string, path
   if (challenge.status !== 200) throw new Error(`challenge answered ${challenge.status}: ${challenge.text}`);
   const nonce = challenge.body.nonce as string;
   return { nostr_token: key.signedAction(path, nonce, purpose, t.clock.now(), { method }), nonce };
+}
+
+/**
+ * The seal the server puts on a confirmed request (HMAC-SHA256 with the pepper secret of
+ * `erasure_request:<id>:<user id>:<due ISO time>`), computed independently, for tests that
+ * write confirmed rows directly.
+ */
+export function requestSeal(id: string, userId: string, dueAt: Date | string): string {
+  return createHmac('sha256', TEST_SECRETS.pepperSecret).update(`erasure_request:${id}:${userId}:${new Date(dueAt).toISOString()}`).digest('hex');
 }

@@ -4,7 +4,7 @@ import type { Database, Knex, PluginContext, WalletPlugin } from '@wallet/backen
 import { captureLogger } from '@wallet/backend-core/testing';
 import { ErasureService } from '../../packages/erasure/src/service.js';
 import { eachDialect, NostrKey, seedUser, type TestBackend } from '../harness/index.js';
-import { API, proof, useErasureWorld } from './harness.js';
+import { API, proof, requestSeal, useErasureWorld } from './harness.js';
 
 const HOUR_MS = 3_600_000;
 const GRACE_MS = 72 * HOUR_MS;
@@ -41,7 +41,7 @@ eachDialect('erasure: service survivors', (dialect) => {
 
   function service(db: Database = probe.state.ctx!.db): ErasureService {
     const ctx = probe.state.ctx!;
-    return new ErasureService({ db, clock: ctx.clock, users: ctx.users, auth: ctx.auth, audit: ctx.audit, hooks: ctx.hooks, enabled: true, graceMs: GRACE_MS, loginEvents: 'purge' });
+    return new ErasureService({ db, clock: ctx.clock, users: ctx.users, auth: ctx.auth, audit: ctx.audit, hooks: ctx.hooks, crypto: ctx.crypto, enabled: true, graceMs: GRACE_MS, loginEvents: 'purge' });
   }
 
   async function request(t: TestBackend, key: NostrKey): Promise<string> {
@@ -63,7 +63,7 @@ eachDialect('erasure: service survivors', (dialect) => {
   /** A confirmed request due at `due`, stored directly (user_id may be null: an account deleted otherwise). */
   async function dueRequest(userId: string | null, due: string): Promise<string> {
     const id = randomUUID();
-    await knex()('erasure_requests').insert({ id, user_id: userId, status: 'confirmed', created_at: at(START), confirmed_at: at(START), due_at: at(due), attempts: 0 });
+    await knex()('erasure_requests').insert({ id, user_id: userId, status: 'confirmed', created_at: at(START), confirmed_at: at(START), due_at: at(due), attempts: 0, integrity: userId === null ? null : requestSeal(id, userId, due) });
     return id;
   }
 
@@ -174,7 +174,7 @@ eachDialect('erasure: service survivors', (dialect) => {
       // Stored highest id first, so the table's (and the due-time index's) own order is the reverse of the id order.
       for (const id of [...ids].reverse()) {
         const { id: userId } = await seedUser(t.backend);
-        await knex()('erasure_requests').insert({ id, user_id: userId, status: 'confirmed', created_at: at(START), confirmed_at: at(START), due_at: at('2026-01-05T00:00:00.000Z'), attempts: 0 });
+        await knex()('erasure_requests').insert({ id, user_id: userId, status: 'confirmed', created_at: at(START), confirmed_at: at(START), due_at: at('2026-01-05T00:00:00.000Z'), attempts: 0, integrity: requestSeal(id, userId, '2026-01-05T00:00:00.000Z') });
       }
       expect(await service().sweep(captureLogger())).to.deep.equal({ completed: 20, failed: 0, expired: 0 });
       expect(await knex()('erasure_requests').where({ status: 'confirmed' }).pluck('id')).to.deep.equal([ids[20]]);
@@ -242,7 +242,7 @@ eachDialect('erasure: service survivors', (dialect) => {
       expect(probe.state.erased).to.deep.equal([]);
       expect(await requestRow(id)).to.deep.equal({ status: 'completed', user_id: null, attempts: 0, last_error: null });
       const entry = await knex()('admin_audit').where({ action: 'account_erasure_completed' }).first();
-      expect([entry.actor_kind, entry.target, JSON.parse(entry.details)]).to.deep.equal(['system', `erasure:${id}`, { audit_entries_scrubbed: 0, login_events: 'purge' }]);
+      expect([entry.actor_kind, entry.target, JSON.parse(entry.details)]).to.deep.equal(['system', `erasure:${id}`, { audit_entries_scrubbed: 0, scrubbed: [], login_events: 'purge' }]);
     });
 
     it('an account without username or Nostr key: only the entries naming its id are scrubbed, whatever the others say', async () => {

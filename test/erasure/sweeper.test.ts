@@ -5,7 +5,7 @@ import { captureLogger } from '@wallet/backend-core/testing';
 import { erasurePlugin } from '@wallet/erasure';
 import { ErasureService } from '../../packages/erasure/src/service.js';
 import { adminLogin, auditProbe, bootstrapAdmin, createTestBackend, eachDialect, NostrKey, REPO_ROOT, seedUser, spawnEntry, type TestBackend } from '../harness/index.js';
-import { API, proof, useErasureWorld } from './harness.js';
+import { API, proof, requestSeal, useErasureWorld } from './harness.js';
 
 const HOUR_MS = 3_600_000;
 const GRACE_MS = 72 * HOUR_MS;
@@ -173,7 +173,7 @@ function directSweeper(hook?: (userId: string) => Promise<void>) {
     name: 'direct-sweeper',
     setup(ctx) {
       if (hook) ctx.hooks.onUserErasure((_trx, userId) => hook(userId));
-      service = new ErasureService({ db: ctx.db, clock: ctx.clock, users: ctx.users, auth: ctx.auth, audit: ctx.audit, hooks: ctx.hooks, enabled: true, graceMs: GRACE_MS, loginEvents: 'purge' });
+      service = new ErasureService({ db: ctx.db, clock: ctx.clock, users: ctx.users, auth: ctx.auth, audit: ctx.audit, hooks: ctx.hooks, crypto: ctx.crypto, enabled: true, graceMs: GRACE_MS, loginEvents: 'purge' });
     },
   };
   return { plugin, sweep: () => service!.sweep(captureLogger()) };
@@ -205,7 +205,7 @@ eachDialect('erasure sweeper: two backends on one database', (dialect) => {
     for (let i = 0; i < 6; i++) {
       const { id: userId } = await seedUser(first.backend, { nostrPubkey: new NostrKey().pubkey, username: `swept${i}` });
       const id = randomUUID();
-      await first.backend.db.knex('erasure_requests').insert({ id, user_id: userId, status: 'confirmed', created_at: time(new Date('2025-12-28T00:00:00.000Z')), confirmed_at: time(new Date('2025-12-28T00:00:00.000Z')), due_at: time(new Date('2025-12-31T00:00:00.000Z')), attempts: 0 });
+      await first.backend.db.knex('erasure_requests').insert({ id, user_id: userId, status: 'confirmed', created_at: time(new Date('2025-12-28T00:00:00.000Z')), confirmed_at: time(new Date('2025-12-28T00:00:00.000Z')), due_at: time(new Date('2025-12-31T00:00:00.000Z')), attempts: 0, integrity: requestSeal(id, userId, '2025-12-31T00:00:00.000Z') });
       ids.push(id);
       users.push(userId);
     }
@@ -270,7 +270,7 @@ for (const mode of ['purge', 'anonymize'] as const) {
       expect(await t.backend.db.knex('login_events').where({ user_id: other.id })).to.deep.equal(othersBefore);
       const completed = (await t.backend.db.knex('admin_audit').orderBy('seq', 'desc').first()) as { details: unknown };
       const details = typeof completed.details === 'string' ? JSON.parse(completed.details) : completed.details;
-      expect(details).to.deep.equal({ audit_entries_scrubbed: 0, login_events: mode });
+      expect(details).to.deep.equal({ audit_entries_scrubbed: 0, scrubbed: [], login_events: mode });
     });
   });
 }
@@ -281,7 +281,7 @@ eachDialect('erasure sweeper: the audit chain', (dialect) => {
   const probe = auditProbe();
   const w = useErasureWorld(dialect, { enabled: true }, [probe.plugin]);
 
-  /** Six entries: 1, 3 and 5 name the user (target, details, username), 2, 4, 6 do not. */
+  /** Six entries: 1 is about the user (target `user:<id>`); 3 and 5 merely mention the user's key and username, and 2, 4, 6 are unrelated. */
   async function chain(t: TestBackend, user: { id: string; key: NostrKey }): Promise<void> {
     const username = ((await t.backend.db.knex('users').where({ id: user.id }).first()) as { username: string }).username;
     await t.backend.db.knex.transaction(async (trx) => {
@@ -303,9 +303,10 @@ eachDialect('erasure sweeper: the audit chain', (dialect) => {
     if (kind === 'edit the head') await knex('admin_audit_head').update({ seq: newest - 1 });
   }
 
-  it('after an erasure the chain verifies, with the entries naming the user scrubbed and the rest kept', async () => {
+  it('after an erasure the chain verifies: the entry about the user is scrubbed, mentions by text are not, and the completion names what was re-sealed', async () => {
     const { t, user } = w;
     await chain(t, user);
+    const firstHash = ((await t.backend.db.knex('admin_audit').where({ seq: 1 }).first()) as { row_hash: string }).row_hash;
     await requestAndConfirm(t, user.key);
     t.clock.advance(GRACE_MS);
     await t.backend.scheduler.runNow('erasure.sweep');
@@ -315,11 +316,11 @@ eachDialect('erasure sweeper: the audit chain', (dialect) => {
     expect(rows.map((r) => [Number(r.seq), r.action, r.target, parse(r.details)])).to.deep.equal([
       [1, 'probe_one', '[erased]', { erased: true }],
       [2, 'probe_two', 'setting:x', null],
-      [3, 'probe_three', '[erased]', { erased: true }],
+      [3, 'probe_three', 'other', { pubkey: user.key.pubkey }],
       [4, 'probe_four', 'setting:y', { n: 4 }],
-      [5, 'probe_five', '[erased]', { erased: true }],
+      [5, 'probe_five', rows[4]!.target, null],
       [6, 'probe_six', 'setting:z', null],
-      [7, 'account_erasure_completed', rows[6]!.target, { audit_entries_scrubbed: 3, login_events: 'purge' }],
+      [7, 'account_erasure_completed', rows[6]!.target, { audit_entries_scrubbed: 1, scrubbed: [{ seq: 1, row_hash: firstHash }], login_events: 'purge' }],
     ]);
   });
 

@@ -83,5 +83,7 @@ eachDialect('premium: routes', (dialect) => {
     const down = await alice.invoice('month');
     expect([down.status, codeOf(down)]).to.deep.equal([503, 'processor_unavailable']);
     expect((await alice.status()).body.invoices).to.deep.equal([]);
+    // The slot reserved for it was given back: nothing stored, the cap untouched.
+    expect(await w.t.backend.db.knex('premium_invoices').where({ user_id: w.alice.userId })).to.deep.equal([]);
   });
 });

@@ -237,7 +237,7 @@ export async function createWalletBackend(config: WalletBackendConfig): Promise<
           idByNostrPubkey: (pubkey, executor) => users.idByNostrPubkey(pubkey, executor),
           erase: (trx, userId, options) => users.erase(trx, userId, options),
         },
-        audit: { append: (trx, entry) => audit.append(trx, entry), redact: (trx, subjects) => audit.redact(trx, subjects) },
+        audit: { append: (trx, entry) => audit.append(trx, entry), redact: (trx, userId) => audit.redact(trx, userId) },
         chains,
         processor: late.processor,
         scheduler: {

@@ -24,6 +24,8 @@ export const erasureMigrations: readonly PluginMigration[] = [
         t.integer('attempts').notNullable().defaultTo(0);
         // The last failure's message (never personal data: the sweeper records the error class and message only).
         t.string('last_error', 500).nullable();
+        // HMAC (the server's pepper) of id, user and due time, set at confirmation: the sweeper erases only what the server confirmed.
+        t.string('integrity', 64).nullable();
         t.index(['status', 'due_at']);
         t.check(`?? in (${ERASURE_STATUSES.map((status) => `'${status}'`).join(', ')})`, ['status'], 'erasure_requests_status_known');
         t.check(`?? <> 'confirmed' or ?? is not null`, ['status', 'due_at'], 'erasure_requests_confirmed_has_due');

@@ -27,6 +27,7 @@ export function erasurePlugin(options: ErasureOptions = {}): WalletPlugin {
         auth: ctx.auth,
         audit: ctx.audit,
         hooks: ctx.hooks,
+        crypto: ctx.crypto,
         enabled,
         graceMs: (options.gracePeriodHours ?? ERASURE_DEFAULTS.gracePeriodHours) * 3_600_000,
         loginEvents: options.loginEvents ?? ERASURE_DEFAULTS.loginEvents,

@@ -16,6 +16,7 @@ interface StoredRequest {
   ended_at: unknown;
   attempts: number | string;
   last_error: string | null;
+  integrity: string | null;
 }
 
 export interface ErasureServiceDeps {
@@ -25,6 +26,8 @@ export interface ErasureServiceDeps {
   auth: PluginContext['auth'];
   audit: PluginContext['audit'];
   hooks: PluginContext['hooks'];
+  /** Seals a confirmed request (the sweeper erases only a request sealed with the server's secret). */
+  crypto: PluginContext['crypto'];
   enabled: boolean;
   graceMs: number;
   loginEvents: 'purge' | 'anonymize';
@@ -37,6 +40,8 @@ export interface SweepReport {
 }
 
 const EXPORT_FORMAT = 'wallet-backend-export/1' as const;
+/** Scrubbed audit entries named (seq and former hash) in the completion entry; the count is always exact. */
+const MAX_LISTED_SCRUBS = 100;
 const iso = (value: unknown) => readOptionalTime(value)?.toISOString() ?? null;
 
 /**
@@ -82,11 +87,12 @@ export class ErasureService {
     const { db, auth, graceMs } = this.deps;
     const row = await this.ownRow(erasureId, userId);
     if (row.status === ERASURE_STATUS.confirmed) return this.view(row);
+    const dueAt = new Date(now.getTime() + graceMs);
     const confirmed = await db.knex.transaction(async (trx) => {
       const moved = await db.transitionOne<StoredRequest>(
         ERASURE_TABLE,
         (qb) => qb.where({ id: erasureId, user_id: userId, status: ERASURE_STATUS.requested }).where('created_at', '>', db.dialect.time(new Date(now.getTime() - CONFIRM_WINDOW_MS))),
-        { status: ERASURE_STATUS.confirmed, confirmed_at: db.dialect.time(now), due_at: db.dialect.time(new Date(now.getTime() + graceMs)) },
+        { status: ERASURE_STATUS.confirmed, confirmed_at: db.dialect.time(now), due_at: db.dialect.time(dueAt), integrity: this.seal(erasureId, userId, dueAt) },
         trx,
       );
       if (moved !== null) await auth.sessions.revokeAllForUser(userId, trx);
@@ -180,7 +186,7 @@ export class ErasureService {
         report.failed += 1;
         const message = `${(err as Error).name}: ${(err as Error).message}`.slice(0, 500);
         logger.error('account erasure failed; nothing was erased and it is retried at the next sweep', { erasure_id: row.id, error: message });
-        await db.knex(ERASURE_TABLE).where({ id: row.id, status: ERASURE_STATUS.confirmed }).update({ attempts: Number(row.attempts) + 1, last_error: message });
+        await db.knex(ERASURE_TABLE).where({ id: row.id, status: ERASURE_STATUS.confirmed }).increment('attempts', 1).update({ last_error: message });
         continue;
       }
       if (claimed === null) break;
@@ -193,16 +199,24 @@ export class ErasureService {
   private async execute(trx: Knex.Transaction, row: StoredRequest, now: Date): Promise<void> {
     const { db, users, hooks, audit, loginEvents } = this.deps;
     const userId = row.user_id;
-    let scrubbed = 0;
+    // A confirmed row the server did not seal (written into the database by anyone else) erases nothing.
+    if (userId !== null && (row.integrity === null || row.integrity !== this.seal(row.id, userId, readTime(row.due_at)))) {
+      throw new Error('the erasure request is not sealed by this server (its integrity check failed); nothing was erased');
+    }
+    let scrubbed: Array<{ seq: number; row_hash: string }> = [];
     if (userId !== null) {
-      const identity = await users.identity(userId, trx);
       await hooks.runUserErasure(trx, userId);
-      if (identity !== null) scrubbed = await audit.redact(trx, [identity.id, identity.nostr_pubkey, identity.username].filter((subject): subject is string => subject !== null));
+      scrubbed = await audit.redact(trx, userId);
       await users.erase(trx, userId, { loginEvents });
     }
     const done = await db.transitionOne(ERASURE_TABLE, (qb) => qb.where({ id: row.id, status: ERASURE_STATUS.confirmed }), { status: ERASURE_STATUS.completed, ended_at: db.dialect.time(now), user_id: null, last_error: null }, trx);
     if (done === null) throw new Error('the erasure request changed while it was being carried out');
-    await audit.append(trx, { action: 'account_erasure_completed', actorKind: 'system', target: `erasure:${row.id}`, details: { audit_entries_scrubbed: scrubbed, login_events: loginEvents } });
+    await audit.append(trx, { action: 'account_erasure_completed', actorKind: 'system', target: `erasure:${row.id}`, details: { audit_entries_scrubbed: scrubbed.length, scrubbed: scrubbed.slice(0, MAX_LISTED_SCRUBS), login_events: loginEvents } });
+  }
+
+  /** The server's seal over what the sweeper acts on: the request, its user and its due time. */
+  private seal(erasureId: string, userId: string, dueAt: Date): string {
+    return this.deps.crypto.pepper(`erasure_request:${erasureId}:${userId}:${dueAt.toISOString()}`);
   }
 
   /** Verifies the signed action and resolves its key to a user (null: no user has it). */
@@ -212,8 +226,16 @@ export class ErasureService {
     return this.deps.users.idByNostrPubkey(pubkey);
   }
 
+  /** The user's live request; an unconfirmed one past its window is expired here rather than at the next sweep. */
   private async liveOf(userId: string): Promise<StoredRequest | null> {
-    const row = (await this.deps.db.knex(ERASURE_TABLE).where({ user_id: userId }).whereIn('status', LIVE_STATUSES).first()) as StoredRequest | undefined;
+    const { db, clock } = this.deps;
+    const now = clock.now();
+    await db
+      .knex(ERASURE_TABLE)
+      .where({ user_id: userId, status: ERASURE_STATUS.requested })
+      .where('created_at', '<=', db.dialect.time(new Date(now.getTime() - CONFIRM_WINDOW_MS)))
+      .update({ status: ERASURE_STATUS.expired, ended_at: db.dialect.time(now) });
+    const row = (await db.knex(ERASURE_TABLE).where({ user_id: userId }).whereIn('status', LIVE_STATUSES).first()) as StoredRequest | undefined;
     return row ?? null;
   }
 

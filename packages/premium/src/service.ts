@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { readOptionalTime, readTime, type Clock, type Database, type Knex, type PaymentProcessor, type PluginContext } from '@wallet/backend-core';
 import { premiumErrors } from './errors.js';
 import { PREMIUM_INVOICES_TABLE } from './migrations.js';
@@ -27,6 +28,8 @@ export interface PremiumServiceDeps {
 }
 
 const HISTORY_LIMIT = 50;
+/** A slot taken while the processor is asked; never an id the processor gives (BTCPay ids have no colon). */
+const RESERVED_PREFIX = 'reserved:';
 
 function toRecord(row: StoredInvoice): InvoiceRecord {
   return {
@@ -52,26 +55,19 @@ export class PremiumService {
     const { terms, processor } = this.on();
     const plan = terms.plans.find((candidate) => candidate.id === planId);
     if (plan === undefined) throw premiumErrors.create.premium_plan_unknown();
-    // Checked before the processor is asked (no invoice for a refused request), and again under the user's lock.
-    if ((await this.pendingCount(this.deps.db.knex, userId)) >= terms.maxPendingInvoices) throw premiumErrors.create.premium_invoice_limit();
-    const invoice = await processor.createInvoice({
-      amount: plan.amount,
-      currency: terms.currency,
-      // The processor learns the plan, never who is paying.
-      metadata: { orderId: `wallet-premium-${plan.id}` },
-      expirationMinutes: terms.invoiceExpiryMinutes,
-      confirmations: terms.confirmations,
-    });
+    const { db } = this.deps;
     const now = this.deps.clock.now();
     // Our clock, not the processor's: the pending cap counts by it.
     const expiresAt = new Date(now.getTime() + terms.invoiceExpiryMinutes * 60_000);
-    const { db } = this.deps;
+    // The slot is taken under the user's row lock BEFORE the processor is asked, so concurrent
+    // requests past the cap never create invoices on the operator's processor; the reservation
+    // becomes the invoice's row, or is given back if the processor fails.
+    const reservation = `${RESERVED_PREFIX}${randomUUID()}`;
     await db.knex.transaction(async (trx) => {
-      // Two requests at once both passed the first check: the user's row lock lets one count the other's invoice.
       await db.dialect.lockRowsForUpdate(trx('users').select('id').where({ id: userId })).first();
       if ((await this.pendingCount(trx, userId)) >= terms.maxPendingInvoices) throw premiumErrors.create.premium_invoice_limit();
       await trx(PREMIUM_INVOICES_TABLE).insert({
-        invoice_id: invoice.id,
+        invoice_id: reservation,
         user_id: userId,
         plan_id: plan.id,
         days: plan.days,
@@ -82,6 +78,21 @@ export class PremiumService {
         consumed_at: null,
       });
     });
+    let invoice;
+    try {
+      invoice = await processor.createInvoice({
+        amount: plan.amount,
+        currency: terms.currency,
+        // The processor learns the plan, never who is paying.
+        metadata: { orderId: `wallet-premium-${plan.id}` },
+        expirationMinutes: terms.invoiceExpiryMinutes,
+        confirmations: terms.confirmations,
+      });
+    } catch (err) {
+      await db.knex(PREMIUM_INVOICES_TABLE).where({ invoice_id: reservation }).delete();
+      throw err;
+    }
+    await db.knex(PREMIUM_INVOICES_TABLE).where({ invoice_id: reservation }).update({ invoice_id: invoice.id });
     return { invoice_id: invoice.id, plan: plan.id, days: plan.days, amount: plan.amount, currency: terms.currency, checkout_link: invoice.checkoutLink, expires_at: expiresAt.toISOString() };
   }
 
@@ -93,7 +104,7 @@ export class PremiumService {
   async activate(userId: string, invoiceId: string): Promise<StatusResponse> {
     const { processor } = this.on();
     const { db, clock, users } = this.deps;
-    const row = (await db.knex(PREMIUM_INVOICES_TABLE).where({ invoice_id: invoiceId, user_id: userId }).first()) as StoredInvoice | undefined;
+    const row = invoiceId.startsWith(RESERVED_PREFIX) ? undefined : ((await db.knex(PREMIUM_INVOICES_TABLE).where({ invoice_id: invoiceId, user_id: userId }).first()) as StoredInvoice | undefined);
     if (row === undefined) throw premiumErrors.create.premium_invoice_unknown();
     if (row.consumed_at !== null) throw premiumErrors.create.premium_invoice_used();
     const invoice = await processor.getInvoice(invoiceId);
@@ -109,7 +120,7 @@ export class PremiumService {
 
   async status(userId: string): Promise<StatusResponse> {
     const until = await this.deps.users.premiumUntil(userId);
-    const rows = (await this.deps.db.knex(PREMIUM_INVOICES_TABLE).where({ user_id: userId }).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'invoice_id' }]).limit(HISTORY_LIMIT)) as StoredInvoice[];
+    const rows = (await this.deps.db.knex(PREMIUM_INVOICES_TABLE).where({ user_id: userId }).whereNot('invoice_id', 'like', `${RESERVED_PREFIX}%`).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'invoice_id' }]).limit(HISTORY_LIMIT)) as StoredInvoice[];
     return { active: until !== null && until > this.deps.clock.now(), premium_until: until?.toISOString() ?? null, invoices: rows.map(toRecord) };
   }
 
@@ -118,7 +129,7 @@ export class PremiumService {
   }
 
   async exportFor(userId: string): Promise<Record<string, unknown>> {
-    const rows = (await this.deps.db.knex(PREMIUM_INVOICES_TABLE).where({ user_id: userId }).orderBy('created_at')) as StoredInvoice[];
+    const rows = (await this.deps.db.knex(PREMIUM_INVOICES_TABLE).where({ user_id: userId }).whereNot('invoice_id', 'like', `${RESERVED_PREFIX}%`).orderBy('created_at')) as StoredInvoice[];
     return { premium_until: (await this.deps.users.premiumUntil(userId))?.toISOString() ?? null, invoices: rows.map(toRecord) };
   }
 

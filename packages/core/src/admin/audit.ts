@@ -126,49 +126,48 @@ export class AuditChain {
   }
 
   /**
-   * Erasure's scrub of personal data (spec › Account erasure): every entry whose `target` or
-   * `details` mentions one of `subjects` (a user's id, Nostr key, username) keeps its place, time,
-   * action and actors but gets `target` "[erased]" and `details` {"erased": true}; that entry and
-   * every later one are re-sealed and the head with them, so `audit verify` passes afterwards.
-   * Runs inside the erasure's transaction with the table locked, and only on a chain that
-   * verifies first: a chain already broken is refused (throws), never blessed by the re-seal.
-   * Returns how many entries were scrubbed.
+   * Erasure's scrub of personal data (spec › Account erasure): every entry about the user, i.e.
+   * whose `target` is exactly `user:<userId>` (the convention for entries naming a user), keeps
+   * its place, time, action and actors but gets `target` "[erased]" and `details`
+   * {"erased": true}; that entry and every later one are re-sealed and the head with them, so
+   * `audit verify` passes afterwards. An exact target, never a text search: nothing a user can
+   * choose (a username) can reach another entry. Runs inside the erasure's transaction with the
+   * table locked, and only on a chain that verifies first: a chain already broken is refused
+   * (throws), never blessed by the re-seal. Returns each scrubbed entry's seq and the hash it
+   * had, for the erasure's own audit entry, so an auditor sees exactly what was re-sealed.
    */
-  async redact(trx: Knex.Transaction, subjects: readonly string[]): Promise<number> {
-    const needles = subjects.filter((subject) => subject.length >= 3);
-    if (needles.length === 0) return 0;
+  async redact(trx: Knex.Transaction, userId: string): Promise<Array<{ seq: number; row_hash: string }>> {
+    const target = `user:${userId}`;
     await this.db.dialect.lockTableForWrites(trx, TABLE);
+    const first = (await trx(TABLE).where({ target }).orderBy('seq').first('seq')) as { seq: number | string } | undefined;
+    if (first === undefined) return [];
     const verdict = await this.verify(undefined, trx);
     if (!verdict.ok) throw new Error(`the audit chain does not verify (entry ${verdict.brokenAt}: ${verdict.reason}); nothing was scrubbed`);
-    const mentions = (text: string | null) => text !== null && needles.some((needle) => text.includes(needle));
-    let prev = GENESIS;
-    let resealing = false;
-    let scrubbed = 0;
+    const from = Number(first.seq);
+    const before = (await trx(TABLE).where({ seq: from - 1 }).first('row_hash')) as { row_hash: string } | undefined;
+    let prev = before?.row_hash ?? GENESIS;
+    const scrubbed: Array<{ seq: number; row_hash: string }> = [];
     let last: AuditEntry | undefined;
-    for (let after = 0; ; ) {
+    for (let after = from - 1; ; ) {
       const page = (await trx(TABLE).where('seq', '>', after).orderBy('seq').limit(1_000)) as StoredAuditRow[];
       if (page.length === 0) break;
       for (const row of page) {
         let entry = toEntry(row);
-        const personal = mentions(row.target) || mentions(row.details);
-        if (personal) {
-          scrubbed += 1;
-          resealing = true;
+        if (row.target === target) {
+          scrubbed.push({ seq: entry.seq, row_hash: entry.row_hash });
           entry = { ...entry, target: '[erased]', details: { erased: true } };
         }
-        if (resealing) {
-          const { row_hash: _old, ...rest } = { ...entry, prev_hash: prev };
-          entry = { ...rest, row_hash: this.hash(rest) };
-          await trx(TABLE)
-            .where({ seq: entry.seq })
-            .update({ target: entry.target, details: entry.details === null ? null : JSON.stringify(entry.details), prev_hash: entry.prev_hash, row_hash: entry.row_hash });
-        }
+        const { row_hash: _old, ...rest } = { ...entry, prev_hash: prev };
+        entry = { ...rest, row_hash: this.hash(rest) };
+        await trx(TABLE)
+          .where({ seq: entry.seq })
+          .update({ target: entry.target, details: entry.details === null ? null : JSON.stringify(entry.details), prev_hash: entry.prev_hash, row_hash: entry.row_hash });
         prev = entry.row_hash;
         last = entry;
         after = entry.seq;
       }
     }
-    if (resealing && last !== undefined) await trx(HEAD_TABLE).where({ id: HEAD_ID }).update({ seq: last.seq, row_hash: last.row_hash, mac: this.sealHead(last.seq, last.row_hash) });
+    if (last !== undefined) await trx(HEAD_TABLE).where({ id: HEAD_ID }).update({ seq: last.seq, row_hash: last.row_hash, mac: this.sealHead(last.seq, last.row_hash) });
     return scrubbed;
   }
 

@@ -153,12 +153,13 @@ export interface PluginContext {
      */
     append(trx: Knex.Transaction, entry: AuditInput): Promise<AuditEntry>;
     /**
-     * Scrubs personal data from the chain inside `trx` (account erasure): entries mentioning any
-     * of `subjects` lose their target and details and the chain is re-sealed from the first of
-     * them, so it still verifies. Throws, changing nothing, when the chain does not verify.
-     * Returns the number of entries scrubbed.
+     * Scrubs the user's personal data from the chain inside `trx` (account erasure): entries
+     * whose target is exactly `user:<userId>` lose their target and details, and the chain is
+     * re-sealed from the first of them, so it still verifies. Name users that way in `target`
+     * when an entry is about one. Throws, changing nothing, when the chain does not verify.
+     * Returns each scrubbed entry's seq and former row hash.
      */
-    redact(trx: Knex.Transaction, subjects: readonly string[]): Promise<number>;
+    redact(trx: Knex.Transaction, userId: string): Promise<Array<{ seq: number; row_hash: string }>>;
   };
   readonly users: {
     /** Whether a registered user has this id; pass `trx` to see the caller's own transaction. */
