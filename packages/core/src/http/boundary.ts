@@ -58,8 +58,14 @@ export function requestBoundary(baseLogger: Logger, metrics: MetricsRecorder = n
     if (state[BOUNDARY]) return next();
     const incoming = ctx.get('x-request-id');
     const requestId = SAFE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
-    const logger = baseLogger.child({ request_id: requestId });
-    const own: BoundaryState = { requestId, logger };
+    // The request's child logger is made only if something asks for it: most requests log only their one line.
+    let child: Logger | undefined;
+    const own: BoundaryState = {
+      requestId,
+      get logger() {
+        return (child ??= baseLogger.child({ request_id: requestId }));
+      },
+    };
     state[BOUNDARY] = own;
     ctx.set('X-Request-Id', requestId);
     const started = process.hrtime.bigint();
@@ -70,9 +76,9 @@ export function requestBoundary(baseLogger: Logger, metrics: MetricsRecorder = n
     } catch (err) {
       const error = toWalletError(err);
       code = error.code;
-      if (error.status >= 500) logger.error('request failed', { code: error.code, ...describeError(error.cause ?? err) });
+      if (error.status >= 500) own.logger.error('request failed', { code: error.code, ...describeError(error.cause ?? err) });
       else if (isRefusedValue(error.cause)) {
-        logger.warn('the database refused a request value that validation let through; refuse it in the route schema', {
+        own.logger.warn('the database refused a request value that validation let through; refuse it in the route schema', {
           code: error.code,
           db_code: (error.cause as { code: string }).code,
         });
@@ -92,7 +98,7 @@ export function requestBoundary(baseLogger: Logger, metrics: MetricsRecorder = n
     } finally {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       metrics.request(ctx.method, own.route ?? UNMATCHED_ROUTE, ctx.status, ms / 1000);
-      logger.info('request', { method: ctx.method, path: ctx.path, status: ctx.status, ...(code ? { code } : {}), ms: Math.round(ms * 10) / 10 });
+      baseLogger.info('request', { request_id: requestId, method: ctx.method, path: ctx.path, status: ctx.status, ...(code ? { code } : {}), ms: Math.round(ms * 10) / 10 });
     }
   };
 }
