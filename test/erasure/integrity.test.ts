@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { eachDialect, NostrKey, seedUser } from '../harness/index.js';
+import { auditProbe, eachDialect, NostrKey, seedUser } from '../harness/index.js';
 import { API, proof, requestSeal, useErasureWorld } from './harness.js';
 
 const HOUR_MS = 3_600_000;
@@ -69,5 +69,29 @@ eachDialect('erasure: the sweeper acts only on requests this server sealed', (di
     expect(second.erasure_id).to.not.equal(first.erasure_id);
     expect(second).to.include({ status: 'requested', confirm_by: new Date(t.clock.now().getTime() + 24 * HOUR_MS).toISOString() });
     expect(await t.backend.db.knex('erasure_requests').where({ id: first.erasure_id }).first()).to.include({ status: 'expired' });
+  });
+});
+
+eachDialect('erasure: the completion entry names what the scrub re-sealed', (dialect) => {
+  const probe = auditProbe();
+  const w = useErasureWorld(dialect, { enabled: true }, [probe.plugin]);
+
+  it('lists the first 100 scrubbed entries (seq and former hash) and counts all 101', async () => {
+    const { t, user } = w;
+    await t.backend.db.knex.transaction(async (trx) => {
+      for (let i = 0; i < 101; i++) await probe.append(trx, { action: 'probe_about_user', actorKind: 'system', target: `user:${user.id}`, details: { i } });
+    });
+    const hashes = ((await t.backend.db.knex('admin_audit').orderBy('seq').select('seq', 'row_hash')) as Array<{ seq: number | string; row_hash: string }>).map((row) => ({ seq: Number(row.seq), row_hash: row.row_hash }));
+    const requested = await t.client.post(`${API}/account/erasure`, await proof(t, user.key, 'erasure_request', `${API}/account/erasure`));
+    const path = `${API}/account/erasure/${requested.body.erasure_id}/confirm`;
+    await t.client.post(path, await proof(t, user.key, 'erasure_confirm', path));
+    t.clock.advance(72 * HOUR_MS);
+    await t.backend.scheduler.runNow('erasure.sweep');
+    const last = (await t.backend.db.knex('admin_audit').orderBy('seq', 'desc').first()) as { action: string; details: string | Record<string, unknown> };
+    const details = (typeof last.details === 'string' ? JSON.parse(last.details) : last.details) as { audit_entries_scrubbed: number; scrubbed: unknown[] };
+    expect(last.action).to.equal('account_erasure_completed');
+    expect(details.audit_entries_scrubbed).to.equal(101);
+    expect(details.scrubbed).to.deep.equal(hashes.slice(0, 100));
+    expect((await t.backend.setup.verifyAudit()).ok).to.equal(true);
   });
 });

@@ -200,7 +200,7 @@ export class ErasureService {
     const { db, users, hooks, audit, loginEvents } = this.deps;
     const userId = row.user_id;
     // A confirmed row the server did not seal (written into the database by anyone else) erases nothing.
-    if (userId !== null && (row.integrity === null || row.integrity !== this.seal(row.id, userId, readTime(row.due_at)))) {
+    if (userId !== null && row.integrity !== this.seal(row.id, userId, readTime(row.due_at))) {
       throw new Error('the erasure request is not sealed by this server (its integrity check failed); nothing was erased');
     }
     let scrubbed: Array<{ seq: number; row_hash: string }> = [];
