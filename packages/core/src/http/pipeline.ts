@@ -58,7 +58,7 @@ export function routeMiddleware(route: AnyRoute, kit: RouteKit): Middleware {
   const run = async (ctx: Context): Promise<void> => {
     const state = boundaryState(ctx);
     state.route = template;
-    const { requestId, logger } = state;
+    const { requestId } = state;
     // Static headers first, so they survive an error response too (NIP-05 CORS).
     for (const [name, value] of Object.entries(route.headers ?? {})) ctx.set(name, value);
     const clientIp = kit.resolveClientIp(ctx.req.socket.remoteAddress, ctx.get('x-forwarded-for') || undefined);
@@ -82,7 +82,10 @@ export function routeMiddleware(route: AnyRoute, kit: RouteKit): Middleware {
       rawBody,
       clientIp,
       requestId,
-      logger,
+      // Made on first use: most handlers never log.
+      get logger() {
+        return state.logger;
+      },
     };
     const result = await route.handler(input);
     ctx.set('Cache-Control', 'no-store');
