@@ -1,8 +1,9 @@
 import { connect, createJsonLogger, type Knex, type Logger } from '@wallet/backend-core';
 import { verifyEvent } from 'nostr-tools/pure';
+import { within } from './deadline.js';
 import { eventShapeProblem, isPubkeyHex, taggedPubkeys, type NostrEvent } from './event.js';
 import { Membership } from './membership.js';
-import { ACCEPT, decide, MAX_GIFT_WRAP_RECIPIENTS, REFUSALS, type AdmissionDecision, type AuthorStanding } from './policy.js';
+import { ACCEPT, decide, MAX_GIFT_WRAP_RECIPIENTS, unavailable, type AdmissionDecision, type AuthorStanding } from './policy.js';
 
 export interface RelayAdmissionOptions {
   /** The wallet database, as a knex instance you own (closed by you) … */
@@ -83,19 +84,13 @@ export function createRelayAdmission(options: RelayAdmissionOptions): RelayAdmis
         return { accept: false, message: 'invalid: bad event id or signature' };
       }
       if (policy === 'open') return ACCEPT;
-      let timer: NodeJS.Timeout | undefined;
       try {
-        return await Promise.race([
-          judge(event),
-          new Promise<AdmissionDecision>((_, reject) => {
-            timer = setTimeout(() => reject(new Error(`the wallet database did not answer within ${timeoutMs} ms`)), timeoutMs);
-          }),
-        ]);
+        return await within(judge(event), timeoutMs, () => {
+          throw new Error(`the wallet database did not answer within ${timeoutMs} ms`);
+        });
       } catch (err) {
         logger.error('relay admission failed closed: the event is refused', { error: (err as Error).message, event_id: event.id });
-        return { accept: false, message: REFUSALS.unavailable };
-      } finally {
-        clearTimeout(timer);
+        return unavailable();
       }
     },
     async close() {

@@ -3,7 +3,8 @@ import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import type { RelayAdmission } from './admission.js';
 import type { NostrEvent } from './event.js';
-import { REFUSALS } from './policy.js';
+import { within } from './deadline.js';
+import { unavailable } from './policy.js';
 
 /** The proto shipped with the package: nostr-rs-relay's nauthz.proto, field for field. */
 export const NAUTHZ_PROTO = fileURLToPath(new URL('../proto/nauthz.proto', import.meta.url));
@@ -80,16 +81,9 @@ export async function startNauthzServer(options: NauthzServerOptions): Promise<N
         deny('invalid: no event');
         return;
       }
-      let timer: NodeJS.Timeout | undefined;
-      Promise.race([
-        options.admission.admit(eventFromWire(wire)),
-        new Promise<{ accept: false; message: string }>((resolve) => {
-          timer = setTimeout(() => resolve({ accept: false, message: REFUSALS.unavailable }), timeoutMs);
-        }),
-      ])
+      within(options.admission.admit(eventFromWire(wire)), timeoutMs, unavailable)
         .then((decision) => callback(null, { decision: decision.accept ? 'DECISION_PERMIT' : 'DECISION_DENY', message: decision.message }))
-        .catch(() => deny(REFUSALS.unavailable))
-        .finally(() => clearTimeout(timer));
+        .catch(() => callback(null, { decision: 'DECISION_DENY', message: unavailable().message }));
     },
   });
   const listen = options.listen ?? '127.0.0.1:50051';

@@ -28,6 +28,9 @@ export const REFUSALS = {
 
 const refuse = (message: string): AdmissionDecision => ({ accept: false, message });
 
+/** The fail-closed answer: the wallet could not be asked in time. */
+export const unavailable = (): AdmissionDecision => refuse(REFUSALS.unavailable);
+
 /**
  * The spec's admission table under the `premium-post` write policy (Events 4): a premium author
  * posts any kind; a registered author posts gift wraps and the DM relay list free, nothing else;

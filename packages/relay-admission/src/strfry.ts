@@ -1,7 +1,8 @@
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import type { RelayAdmission } from './admission.js';
-import { REFUSALS } from './policy.js';
+import { within } from './deadline.js';
+import { unavailable } from './policy.js';
 
 /** strfry's `writePolicy.plugin` answer: accept, reject (the client gets OK false + msg) or shadowReject. */
 export interface StrfryAnswer {
@@ -59,14 +60,7 @@ export async function runStrfryPlugin(options: StrfryPluginOptions): Promise<voi
       write({ id: request.id, action: 'reject', msg: `error: unknown request type ${JSON.stringify(request.type)}` });
       continue;
     }
-    let timer: NodeJS.Timeout | undefined;
-    const decision = await Promise.race([
-      options.admission.admit(request.event),
-      new Promise<{ accept: false; message: string }>((resolve) => {
-        timer = setTimeout(() => resolve({ accept: false, message: REFUSALS.unavailable }), timeoutMs);
-      }),
-    ]);
-    clearTimeout(timer);
+    const decision = await within(options.admission.admit(request.event), timeoutMs, unavailable);
     write({ id: request.id, action: decision.accept ? 'accept' : 'reject', msg: decision.message });
   }
 }
