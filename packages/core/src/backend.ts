@@ -233,7 +233,6 @@ export async function createWalletBackend(config: WalletBackendConfig): Promise<
           idByUsername: (username, executor) => users.idByUsername(username, executor),
           premiumUntil: (userId, executor) => users.premiumUntil(userId, executor),
           extendPremium: (trx, userId, days) => users.extendPremium(trx, userId, days),
-          identity: (userId, executor) => users.identity(userId, executor),
           idByNostrPubkey: (pubkey, executor) => users.idByNostrPubkey(pubkey, executor),
           erase: (trx, userId, options) => users.erase(trx, userId, options),
         },

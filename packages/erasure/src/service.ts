@@ -162,11 +162,7 @@ export class ErasureService {
   async sweep(logger: Logger): Promise<SweepReport> {
     const { db, clock } = this.deps;
     const now = clock.now();
-    const expired = await db
-      .knex(ERASURE_TABLE)
-      .where({ status: ERASURE_STATUS.requested })
-      .where('created_at', '<=', db.dialect.time(new Date(now.getTime() - CONFIRM_WINDOW_MS)))
-      .update({ status: ERASURE_STATUS.expired, ended_at: db.dialect.time(now) });
+    const expired = await this.expireUnconfirmed(now);
     const report: SweepReport = { completed: 0, failed: 0, expired };
     const tried: string[] = [];
     for (let i = 0; i < SWEEP_BATCH; i++) {
@@ -228,15 +224,17 @@ export class ErasureService {
 
   /** The user's live request; an unconfirmed one past its window is expired here rather than at the next sweep. */
   private async liveOf(userId: string): Promise<StoredRequest | null> {
-    const { db, clock } = this.deps;
-    const now = clock.now();
-    await db
-      .knex(ERASURE_TABLE)
-      .where({ user_id: userId, status: ERASURE_STATUS.requested })
-      .where('created_at', '<=', db.dialect.time(new Date(now.getTime() - CONFIRM_WINDOW_MS)))
-      .update({ status: ERASURE_STATUS.expired, ended_at: db.dialect.time(now) });
-    const row = (await db.knex(ERASURE_TABLE).where({ user_id: userId }).whereIn('status', LIVE_STATUSES).first()) as StoredRequest | undefined;
+    await this.expireUnconfirmed(this.deps.clock.now(), userId);
+    const row = (await this.deps.db.knex(ERASURE_TABLE).where({ user_id: userId }).whereIn('status', LIVE_STATUSES).first()) as StoredRequest | undefined;
     return row ?? null;
+  }
+
+  /** Requests left unconfirmed past their window become `expired` (all of them, or one user's); the number moved. */
+  private async expireUnconfirmed(now: Date, userId?: string): Promise<number> {
+    const { db } = this.deps;
+    const query = db.knex(ERASURE_TABLE).where({ status: ERASURE_STATUS.requested }).where('created_at', '<=', db.dialect.time(new Date(now.getTime() - CONFIRM_WINDOW_MS)));
+    if (userId !== undefined) query.where({ user_id: userId });
+    return query.update({ status: ERASURE_STATUS.expired, ended_at: db.dialect.time(now) });
   }
 
   private async ownRow(erasureId: string, userId: string): Promise<StoredRequest> {

@@ -46,15 +46,6 @@ eachDialect('core: the users repository (erasure, export, premium and lookups)',
       expect(await repo().idByUsername('')).to.equal(null);
     });
 
-    it('identity: id, username and Nostr key for an id in any case; null for unknown and malformed', async () => {
-      const { id } = await seedUser(t.backend, { username: 'erin42', nostrPubkey: PUBKEY });
-      const bare = await seedUser(t.backend);
-      expect(await repo().identity(id.toUpperCase())).to.deep.equal({ id, username: 'erin42', nostr_pubkey: PUBKEY });
-      expect(await repo().identity(bare.id)).to.deep.equal({ id: bare.id, username: null, nostr_pubkey: null });
-      expect(await repo().identity(UNKNOWN)).to.equal(null);
-      expect(await repo().identity('not-a-uuid')).to.equal(null);
-    });
-
     it('idByNostrPubkey: exactly 64 lower-case hex digits, else null even when a row holds that text', async () => {
       const { id } = await seedUser(t.backend, { nostrPubkey: PUBKEY });
       expect(await repo().idByNostrPubkey(PUBKEY)).to.equal(id);

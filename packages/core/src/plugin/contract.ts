@@ -174,8 +174,6 @@ export interface PluginContext {
      * an unknown user.
      */
     extendPremium(trx: Knex.Transaction, userId: string, days: number): Promise<Date | null>;
-    /** The user's id, username and Nostr key, or null (what an erasure scrubs from the audit chain). */
-    identity(userId: string, executor?: Knex | Knex.Transaction): Promise<{ id: string; username: string | null; nostr_pubkey: string | null } | null>;
     /** The id of the user whose linked Nostr key this is (64 hex), or null. */
     idByNostrPubkey(pubkey: string, executor?: Knex | Knex.Transaction): Promise<string | null>;
     /**

@@ -41,12 +41,6 @@ export class UserRepository {
     return row?.id ?? null;
   }
 
-  async identity(userId: string, executor: Knex | Knex.Transaction = this.db.knex): Promise<{ id: string; username: string | null; nostr_pubkey: string | null } | null> {
-    if (!isUuid(userId)) return null;
-    const row = (await executor('users').select('id', 'username', 'nostr_pubkey').where({ id: userId.toLowerCase() }).first()) as { id: string; username: string | null; nostr_pubkey: string | null } | undefined;
-    return row ?? null;
-  }
-
   async idByNostrPubkey(pubkey: string, executor: Knex | Knex.Transaction = this.db.knex): Promise<string | null> {
     if (!/^[0-9a-f]{64}$/.test(pubkey)) return null;
     const row = (await executor('users').select('id').where({ nostr_pubkey: pubkey }).first()) as { id: string } | undefined;
@@ -107,7 +101,7 @@ export class UserRepository {
     const logins = (await knex('login_events').select('platform', 'created_at').where({ user_id: id }).orderBy('created_at')) as Array<Record<string, unknown>>;
     return {
       account: { id: user.id, username: user.username, nostr_pubkey: user.nostr_pubkey, premium_until: time(user.premium_until), created_at: time(user.created_at) },
-      keys: keys.map((key) => ({ asset: key.asset, key_type: key.key_type, public_key: key.public_key, public_spend_key: key.public_spend_key ?? null, proven: key.proven_at !== null && key.proven_at !== undefined, created_at: time(key.created_at) })),
+      keys: keys.map((key) => ({ asset: key.asset, key_type: key.key_type, public_key: key.public_key, public_spend_key: key.public_spend_key ?? null, proven: key.proven_at !== null, created_at: time(key.created_at) })),
       sessions: sessions.map((session) => ({ platform: session.platform, created_at: time(session.created_at), expires_at: time(session.expires_at), revoked_at: time(session.revoked_at) })),
       login_events: logins.map((login) => ({ platform: login.platform, created_at: time(login.created_at) })),
     };
