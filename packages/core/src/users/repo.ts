@@ -93,14 +93,16 @@ export class UserRepository {
     if (!isUuid(userId)) return {};
     const id = userId.toLowerCase();
     const knex = this.db.knex;
-    const user = (await knex('users').select('id', 'username', 'nostr_pubkey', 'premium_until', 'created_at').where({ id }).first()) as StoredUser | undefined;
-    if (user === undefined) return {};
+    const info = await this.findInfo(id);
+    if (info === null) return {};
+    // The account as /auth/me shows it, without the derived premium_active.
+    const { premium_active: _derived, ...account } = info;
     const time = (value: unknown) => readOptionalTime(value)?.toISOString() ?? null;
     const keys = (await knex('user_keys').select('asset', 'key_type', 'public_key', 'public_spend_key', 'proven_at', 'created_at').where({ user_id: id }).orderBy(['asset', 'key_type'])) as Array<Record<string, unknown>>;
     const sessions = (await knex('sessions').select('platform', 'created_at', 'expires_at', 'revoked_at').where({ user_id: id }).orderBy('created_at')) as Array<Record<string, unknown>>;
     const logins = (await knex('login_events').select('platform', 'created_at').where({ user_id: id }).orderBy('created_at')) as Array<Record<string, unknown>>;
     return {
-      account: { id: user.id, username: user.username, nostr_pubkey: user.nostr_pubkey, premium_until: time(user.premium_until), created_at: time(user.created_at) },
+      account,
       keys: keys.map((key) => ({ asset: key.asset, key_type: key.key_type, public_key: key.public_key, public_spend_key: key.public_spend_key ?? null, proven: key.proven_at !== null, created_at: time(key.created_at) })),
       sessions: sessions.map((session) => ({ platform: session.platform, created_at: time(session.created_at), expires_at: time(session.expires_at), revoked_at: time(session.revoked_at) })),
       login_events: logins.map((login) => ({ platform: login.platform, created_at: time(login.created_at) })),
