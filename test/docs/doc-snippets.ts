@@ -21,17 +21,18 @@ export function fencedBlockIn(doc: string, marker: string, language = ''): strin
 /** The one fenced block of `language` in docs/wallet-integration.md that contains `marker`. */
 export const fencedBlock = (marker: string, language = '') => fencedBlockIn(integrationDoc, marker, language);
 
-/**
- * Loads a JavaScript snippet of the doc as a module, exactly as printed, exporting `names`. It
- * runs from a temporary directory whose `node_modules` is this repository's, so its bare imports
- * resolve as they would in a wallet's project.
- */
-export async function loadSnippet<T>(code: string, names: string[]): Promise<T> {
+/** Writes `source` as a module in a temporary directory whose `node_modules` is this repository's, so its bare imports resolve as in a wallet's project. */
+function snippetFile(source: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'doc-snippet-'));
   symlinkSync(join(REPO_ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
   const file = join(dir, 'snippet.mjs');
-  writeFileSync(file, `${code}\nexport { ${names.join(', ')} };\n`);
-  return (await import(pathToFileURL(file).href)) as T;
+  writeFileSync(file, source);
+  return file;
+}
+
+/** Loads a JavaScript snippet of the doc as a module, exactly as printed, exporting `names`. */
+export async function loadSnippet<T>(code: string, names: string[]): Promise<T> {
+  return (await import(pathToFileURL(snippetFile(`${code}\nexport { ${names.join(', ')} };\n`)).href)) as T;
 }
 
 /**
@@ -39,10 +40,6 @@ export async function loadSnippet<T>(code: string, names: string[]): Promise<T> 
  * project), followed by `driver`, which prints its findings as one JSON value on stdout.
  */
 export function runSnippet<T>(code: string, driver: string): T {
-  const dir = mkdtempSync(join(tmpdir(), 'doc-snippet-'));
-  symlinkSync(join(REPO_ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
-  const file = join(dir, 'snippet.mjs');
-  writeFileSync(file, `${code}\n${driver}\n`);
   const { NODE_OPTIONS: _ignored, ...env } = process.env;
-  return JSON.parse(execFileSync(process.execPath, [file], { env, encoding: 'utf8' })) as T;
+  return JSON.parse(execFileSync(process.execPath, [snippetFile(`${code}\n${driver}\n`)], { env, encoding: 'utf8' })) as T;
 }
