@@ -1,6 +1,6 @@
 import type { WalletPlugin } from '@wallet/backend-core';
 import { tipsMigrations } from './migrations.js';
-import { addressChainsOn, TIPS_DEFAULTS, tipsOptionProblems, type TipsOptions } from './options.js';
+import { TIPS_DEFAULTS, tipsOptionProblems, type TipsOptions } from './options.js';
 import { tipsRoutes } from './routes.js';
 import { TipsService } from './service.js';
 import { TIP_ASSETS, type TipAsset } from './tip.js';
@@ -45,11 +45,11 @@ export function tipsPlugin(options: TipsOptions = {}): WalletPlugin {
       // Tips kept while tips were on are erased and exported whether or not they are on now.
       ctx.hooks.onUserErasure((trx, userId) => service.eraseUser(trx, userId));
       ctx.hooks.onUserExport((userId) => service.exportFor(userId));
-      const serveable = enabled && addressChainsOn(ctx.settings).length > 0;
-      ctx.capabilities.contribute(() => ({
-        tips: serveable,
-        ...(serveable ? { tip_assets: assets(), targeted_tips: targeted } : {}),
-      }));
+      ctx.capabilities.contribute(() => {
+        // Serveable while a chain with addresses is on (Grin alone is not: its amounts are hidden).
+        const serveable = enabled && assets().some((asset) => asset !== 'grin');
+        return { tips: serveable, ...(serveable ? { tip_assets: assets(), targeted_tips: targeted } : {}) };
+      });
       for (const route of tipsRoutes(service)) ctx.routes.add(route);
       if (!enabled) return;
       ctx.scheduler.every('draft-gc', HOUR_MS, async ({ now, logger }) => {
