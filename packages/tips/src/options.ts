@@ -42,7 +42,7 @@ interface ChainSettings {
 }
 
 /** The address chains whose access is configured: tips need at least one (spec › General rule 3). */
-export function addressChainsOn(settings: Readonly<ChainSettings>): TipAsset[] {
+function addressChainsOn(settings: Readonly<ChainSettings>): TipAsset[] {
   const on: TipAsset[] = [];
   if (settings.btcEsploraUrl !== undefined || settings.btcElectrumUrl !== undefined) on.push('btc');
   if (settings.ltcEsploraUrl !== undefined || settings.ltcElectrumUrl !== undefined) on.push('ltc');
