@@ -19,10 +19,7 @@ export class CryptonoteDaemonClient {
 
   /** The decoded transaction (`decode_as_json`) and its confirmations (0 in the pool); null when the daemon does not know it. */
   async decodedTransaction(txid: string): Promise<{ decoded: unknown; confirmations: number } | null> {
-    const response = await postJson(`${this.base}/get_transactions`, { txs_hashes: [txid], decode_as_json: true }, this.timeoutMs, () => chainErrors.create.daemon_unavailable());
-    const body = response.body as { status?: unknown; txs?: Array<Record<string, unknown>> } | null;
-    if (response.status !== 200 || body?.status !== 'OK') throw chainErrors.create.daemon_unavailable();
-    const tx = (body.txs ?? []).find((entry) => entry.tx_hash === txid);
+    const tx = await this.transactionEntry(txid, { decode_as_json: true });
     if (tx === undefined) return null;
     let decoded: unknown;
     try {
@@ -31,19 +28,31 @@ export class CryptonoteDaemonClient {
       throw chainErrors.create.daemon_unavailable();
     }
     if (tx.in_pool === true) return { decoded, confirmations: 0 };
-    if (!Number.isSafeInteger(tx.block_height)) throw chainErrors.create.daemon_unavailable();
-    return { decoded, confirmations: Math.max(0, (await this.tipHeight()) - (tx.block_height as number)) };
+    const confirmations = await this.depthOf(tx);
+    if (confirmations === null) throw chainErrors.create.daemon_unavailable();
+    return { decoded, confirmations };
   }
 
   async confirmations(txid: string): Promise<{ found: boolean; in_pool: boolean; block_height: number | null; confirmations: number }> {
-    const response = await postJson(`${this.base}/get_transactions`, { txs_hashes: [txid], decode_as_json: false, prune: true }, this.timeoutMs, () => chainErrors.create.daemon_unavailable());
-    const body = response.body as { status?: unknown; txs?: Array<Record<string, unknown>>; missed_tx?: unknown[] } | null;
-    if (response.status !== 200 || body?.status !== 'OK') throw chainErrors.create.daemon_unavailable();
-    const tx = (body.txs ?? []).find((entry) => entry.tx_hash === txid);
+    const tx = await this.transactionEntry(txid, { decode_as_json: false, prune: true });
     if (tx === undefined) return { found: false, in_pool: false, block_height: null, confirmations: 0 };
     if (tx.in_pool === true) return { found: true, in_pool: true, block_height: null, confirmations: 0 };
     const blockHeight = Number.isSafeInteger(tx.block_height) ? (tx.block_height as number) : null;
-    const confirmations = Number.isSafeInteger(tx.confirmations) ? (tx.confirmations as number) : blockHeight === null ? 0 : (await this.tipHeight()) - blockHeight;
-    return { found: true, in_pool: false, block_height: blockHeight, confirmations };
+    return { found: true, in_pool: false, block_height: blockHeight, confirmations: (await this.depthOf(tx)) ?? 0 };
+  }
+
+  /** The daemon's entry for one transaction (`get_transactions`), or undefined when it does not know it. */
+  private async transactionEntry(txid: string, options: Record<string, boolean>): Promise<Record<string, unknown> | undefined> {
+    const response = await postJson(`${this.base}/get_transactions`, { txs_hashes: [txid], ...options }, this.timeoutMs, () => chainErrors.create.daemon_unavailable());
+    const body = response.body as { status?: unknown; txs?: Array<Record<string, unknown>> } | null;
+    if (response.status !== 200 || body?.status !== 'OK') throw chainErrors.create.daemon_unavailable();
+    return (body.txs ?? []).find((entry) => entry.tx_hash === txid);
+  }
+
+  /** A mined transaction's confirmations: the daemon's own count, else from its block height (the height is the block count); null with neither. */
+  private async depthOf(tx: Record<string, unknown>): Promise<number | null> {
+    if (Number.isSafeInteger(tx.confirmations)) return tx.confirmations as number;
+    if (!Number.isSafeInteger(tx.block_height)) return null;
+    return Math.max(0, (await this.tipHeight()) - (tx.block_height as number));
   }
 }
