@@ -232,6 +232,7 @@ export async function createWalletBackend(config: WalletBackendConfig): Promise<
           exists: (userId, executor) => users.exists(userId, executor),
           idByUsername: (username, executor) => users.idByUsername(username, executor),
           premiumUntil: (userId, executor) => users.premiumUntil(userId, executor),
+          lock: (trx, userId) => users.lock(trx, userId),
           extendPremium: (trx, userId, days) => users.extendPremium(trx, userId, days),
           idByNostrPubkey: (pubkey, executor) => users.idByNostrPubkey(pubkey, executor),
           erase: (trx, userId, options) => users.erase(trx, userId, options),

@@ -64,7 +64,7 @@ export class PremiumService {
     // becomes the invoice's row, or is given back if the processor fails.
     const reservation = `${RESERVED_PREFIX}${randomUUID()}`;
     await db.knex.transaction(async (trx) => {
-      await db.dialect.lockRowsForUpdate(trx('users').select('id').where({ id: userId })).first();
+      await this.deps.users.lock(trx, userId);
       if ((await this.pendingCount(trx, userId)) >= terms.maxPendingInvoices) throw premiumErrors.create.premium_invoice_limit();
       await trx(PREMIUM_INVOICES_TABLE).insert({
         invoice_id: reservation,

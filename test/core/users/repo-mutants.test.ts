@@ -71,6 +71,12 @@ eachDialect('core: the users repository (erasure, export, premium and lookups)',
       expect(await repo().premiumUntil('not-a-uuid')).to.equal(null);
     });
 
+    it('lock: true for a user by its id in any case (the row is held until the transaction ends); false for unknown and malformed ids', async () => {
+      const { id } = await seedUser(t.backend);
+      const answers = await t.backend.db.transaction(async (trx) => [await repo().lock(trx, id.toUpperCase()), await repo().lock(trx, UNKNOWN), await repo().lock(trx, 'not-a-uuid')]);
+      expect(answers).to.deep.equal([true, false, false]);
+    });
+
     it('extendPremium: from now when never premium or lapsed, from the end when it is still running; stored', async () => {
       t.clock.set('2026-03-01T00:00:00.000Z');
       const never = await seedUser(t.backend);

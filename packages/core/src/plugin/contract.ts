@@ -169,6 +169,11 @@ export interface PluginContext {
     /** The end of the user's premium period (`premium_until`), or null. */
     premiumUntil(userId: string, executor?: Knex | Knex.Transaction): Promise<Date | null>;
     /**
+     * Locks the user's row until `trx` ends, so one user's read-modify-writes in a plugin (a cap
+     * to check, then a row to insert) run one after another; false for an unknown user.
+     */
+    lock(trx: Knex.Transaction, userId: string): Promise<boolean>;
+    /**
      * Extends the premium period by `days` from the later of now and its current end, inside
      * `trx` with the user's row locked, so concurrent extensions stack; the new end, or null for
      * an unknown user.

@@ -59,6 +59,12 @@ export class UserRepository {
    * with the user's row locked (so two extensions stack instead of overwriting each other).
    * Null when the user does not exist.
    */
+  /** Locks the user's row until `trx` ends (serialises one user's read-modify-write); false for an unknown user. */
+  async lock(trx: Knex.Transaction, userId: string): Promise<boolean> {
+    if (!isUuid(userId)) return false;
+    return (await this.db.dialect.lockRowsForUpdate(trx('users').select('id').where({ id: userId.toLowerCase() })).first()) !== undefined;
+  }
+
   async extendPremium(trx: Knex.Transaction, userId: string, days: number): Promise<Date | null> {
     if (!isUuid(userId)) return null;
     const id = userId.toLowerCase();
