@@ -20,8 +20,11 @@ import {
   createClientIpResolver,
   fullPath,
   OPENAPI_VERSION,
+  dispatchThroughTable,
   requestBoundary,
+  routeHandler,
   routeMiddleware,
+  RouteTable,
   toRouterPath,
   type RateLimitStore,
   type RouteKit,
@@ -291,12 +294,14 @@ export async function createWalletBackend(config: WalletBackendConfig): Promise<
     authenticateAdmin: (authorization) => adminSessions.authenticate(authorization),
   };
   const router = new Router();
-  for (const route of routeRegistry.routes) {
-    router.register(toRouterPath(fullPath(route)), [route.method], routeMiddleware(route, kit));
+  const served = routeRegistry.routes.map((route) => ({ method: route.method, path: fullPath(route), handler: routeHandler(route, kit), route }));
+  for (const { route, handler } of served) {
+    router.register(toRouterPath(fullPath(route)), [route.method], routeMiddleware(route, kit, handler));
   }
   const app = new Koa({ proxy: false });
   app.silent = true;
   app.use(requestBoundary(logger, kit.metrics));
+  app.use(dispatchThroughTable(new RouteTable(served)));
   app.use(router.routes());
   app.use(
     router.allowedMethods({

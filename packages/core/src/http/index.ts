@@ -14,7 +14,9 @@ export {
   type UserAuth,
   type AdminAuth,
 } from './route.js';
-export { routeMiddleware, type RouteKit } from './pipeline.js';
+export { routeMiddleware, routeHandler, type RouteKit, type RouteHandler } from './pipeline.js';
+export { RouteTable, type TableRoute, type TableMatch } from './route-table.js';
+export { dispatchThroughTable } from './dispatch.js';
 export { requestBoundary, toWalletError } from './boundary.js';
 export { createClientIpResolver, normaliseIp, type ClientIpResolver } from './client-ip.js';
 export { MemoryRateLimitStore, type RateLimitStore } from './rate-limit.js';

@@ -43,24 +43,27 @@ async function enforceRateLimit(kit: RouteKit, clientIp: string): Promise<void> 
   }
 }
 
+/** Serves one request a route took, inside a request boundary that already runs (see routeMiddleware). */
+export type RouteHandler = (ctx: Context) => Promise<void>;
+
 /**
- * One route's whole pipeline, in order: boundary (request id, JSON errors, log line) →
- * client IP → limiter (unauthenticated routes) → auth → raw body with its size limit → schema
- * validation of params, query and body → handler. Nothing reaches the handler unvalidated,
- * and a refused request does no work past the step that refused it.
+ * One route's pipeline past the boundary, in order: client IP → limiter (unauthenticated
+ * routes) → auth → raw body with its size limit → schema validation of params, query and body
+ * → handler. Nothing reaches the handler unvalidated, and a refused request does no work past
+ * the step that refused it. Path parameters are read from `ctx.params`.
  */
-export function routeMiddleware(route: AnyRoute, kit: RouteKit): Middleware {
-  const boundary = requestBoundary(kit.logger, kit.metrics);
+export function routeHandler(route: AnyRoute, kit: RouteKit): RouteHandler {
   const template = fullPath(route);
   const limitBytes = route.bodyLimitBytes ?? kit.bodyLimitBytes;
   const successStatus = route.successStatus ?? 200;
+  const staticHeaders = Object.entries(route.headers ?? {});
 
-  const run = async (ctx: Context): Promise<void> => {
+  return async (ctx: Context): Promise<void> => {
     const state = boundaryState(ctx);
     state.route = template;
     const { requestId } = state;
     // Static headers first, so they survive an error response too (NIP-05 CORS).
-    for (const [name, value] of Object.entries(route.headers ?? {})) ctx.set(name, value);
+    for (const [name, value] of staticHeaders) ctx.set(name, value);
     const clientIp = kit.resolveClientIp(ctx.req.socket.remoteAddress, ctx.get('x-forwarded-for') || undefined);
     if (isRateLimited(route)) await enforceRateLimit(kit, clientIp);
     const authorization = ctx.get('authorization') || undefined;
@@ -92,6 +95,14 @@ export function routeMiddleware(route: AnyRoute, kit: RouteKit): Middleware {
     ctx.status = successStatus;
     ctx.body = result ?? null;
   };
+}
 
-  return (ctx) => boundary(ctx, () => run(ctx));
+/**
+ * A route as router middleware: its handler inside a request boundary (request id, JSON
+ * errors, log line), which runs once even when the app around it carries one too, so a host
+ * that mounts only the router still gets JSON errors.
+ */
+export function routeMiddleware(route: AnyRoute, kit: RouteKit, handle: RouteHandler = routeHandler(route, kit)): Middleware {
+  const boundary = requestBoundary(kit.logger, kit.metrics);
+  return (ctx) => boundary(ctx, () => handle(ctx));
 }
