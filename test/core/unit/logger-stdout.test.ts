@@ -7,10 +7,11 @@ import { expect } from 'chai';
 import { REPO_ROOT } from '../../harness/index.js';
 
 /**
- * The default destination batches a turn's lines into one write: every line still arrives, in
- * order, whole, also when the process exits in the same turn (flushed synchronously at exit),
- * and a burst past 64 KB is written before the turn ends. Run in a real process on the built
- * package, the way a host's stdout sees it.
+ * The default destination batches lines into one write per 16 KB or 100 ms: every line still
+ * arrives, in order, whole, also when the process exits before the batch is due (flushed
+ * synchronously at exit), a burst is written in 16 KB batches as it goes, and a line is out
+ * within the delay even if the process is then killed outright. Run in a real process on the
+ * built package, the way a host's stdout sees it.
  */
 describe('logger: the default stdout destination', () => {
   const run = (body: string) => {
@@ -41,6 +42,18 @@ describe('logger: the default stdout destination', () => {
     const crashed = run(`process.on('uncaughtException', (err) => { logger.error('uncaught', { n: 9 }); process.exit(1); });\nlogger.info('working', { n: 8 });\nthrow new Error('boom');`);
     expect(crashed.status).to.equal(1);
     expect(crashed.lines.map((line) => line.msg)).to.deep.equal(['working', 'uncaught']);
+  });
+
+  it('writes a pending line within 100 ms, so a process killed outright (SIGKILL, no exit hook) 300 ms later still shows it', () => {
+    const out = run(`logger.info('written by the timer', { n: 1 });\nsetTimeout(() => { logger.info('never written', { n: 2 }); process.kill(process.pid, 'SIGKILL'); }, 300);`);
+    expect(out.lines.map((line) => line.msg)).to.deep.equal(['written by the timer']);
+  });
+
+  it('writes a burst as it goes, before the delay, when it passes 16 KB (seen by a process killed in the same turn)', () => {
+    const out = run(`const pad = 'x'.repeat(1000);\nfor (let n = 0; n < 40; n++) logger.info('burst', { n, pad });\nprocess.kill(process.pid, 'SIGKILL');`);
+    // 40 lines of ~1.1 KB: the first batches of 16 KB are out, the rest died with the process.
+    expect(out.lines.length).to.be.within(14, 39);
+    expect(out.lines.map((line) => line.n)).to.deep.equal(Array.from({ length: out.lines.length }, (_, n) => n));
   });
 
   it('writes a burst past 64 KB whole, line by line', () => {

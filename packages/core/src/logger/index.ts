@@ -73,7 +73,7 @@ function rewrite(value: object): unknown {
  * costs its fields, not the line: the message is written with `log_error` saying why.
  */
 export function formatLogLine(level: Exclude<LogLevel, 'silent'>, message: unknown, ...fieldSets: LogFields[]): string {
-  const time = new Date().toISOString();
+  const time = isoNow();
   const msg = typeof message === 'string' ? message : safeString(message);
   try {
     const line = Object.assign({ level, time, msg }, ...fieldSets) as LogFields;
@@ -94,6 +94,19 @@ function onlyPrimitives(fields: LogFields): boolean {
   return true;
 }
 
+let lastMs = NaN;
+let lastIso = '';
+
+/** The current time in ISO 8601, formatted once per millisecond (a busy server logs many lines in one). */
+function isoNow(): string {
+  const ms = Date.now();
+  if (ms !== lastMs) {
+    lastMs = ms;
+    lastIso = new Date(ms).toISOString();
+  }
+  return lastIso;
+}
+
 /** String(value), or a placeholder when even that throws (an object without a prototype, a throwing toString). */
 function safeString(value: unknown): string {
   try {
@@ -105,13 +118,18 @@ function safeString(value: unknown): string {
 
 let pendingLines: string[] = [];
 let pendingBytes = 0;
-let flushScheduled = false;
+let flushTimer: NodeJS.Timeout | undefined;
 let exitHooked = false;
-/** A burst larger than this is written at once rather than at the end of the turn. */
-const FLUSH_BYTES = 64 * 1024;
+/** Pending lines are written once they reach this size… */
+const FLUSH_BYTES = 16 * 1024;
+/** …or this long after the first of them, whichever comes first. */
+export const STDOUT_FLUSH_DELAY_MS = 100;
 
 function flushStdout(): void {
-  flushScheduled = false;
+  if (flushTimer !== undefined) {
+    clearTimeout(flushTimer);
+    flushTimer = undefined;
+  }
   if (pendingLines.length === 0) return;
   const chunk = pendingLines.join('');
   pendingLines = [];
@@ -124,9 +142,11 @@ function flushStdout(): void {
 }
 
 /**
- * The default destination: stdout, with the lines of one event-loop turn written together (one
- * write system call instead of one per line, which cost a busy server more than the rest of its
- * request line). What is still pending when the process exits is written synchronously then.
+ * The default destination: stdout, written in batches of up to 16 KB or 100 ms (a write
+ * system call per line, or even per event-loop turn, cost a busy server more than the rest of
+ * its request line: about 12 µs of a 60 µs `/health`). What is still pending when the process
+ * exits (process.exit, an uncaught error, a signal handled by exiting) is written synchronously
+ * then; only a process killed outright (SIGKILL) loses its last 100 ms of lines.
  */
 export function writeStdoutLine(line: string): void {
   pendingLines.push(`${line}\n`);
@@ -143,11 +163,11 @@ export function writeStdoutLine(line: string): void {
       pendingLines = [];
     });
   }
-  if (pendingBytes >= FLUSH_BYTES) {
-    flushStdout();
-  } else if (!flushScheduled) {
-    flushScheduled = true;
-    setImmediate(flushStdout);
+  if (pendingBytes >= FLUSH_BYTES) flushStdout();
+  else if (flushTimer === undefined) {
+    flushTimer = setTimeout(flushStdout, STDOUT_FLUSH_DELAY_MS);
+    // Pending lines never keep a process alive: its exit writes them.
+    flushTimer.unref();
   }
 }
 
