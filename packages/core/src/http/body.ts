@@ -39,8 +39,11 @@ export function isClientAbort(err: unknown): boolean {
  * actions hash these exact bytes; a body parser mounted in front of it would consume the
  * stream (docs/embedding.md).
  */
+/** The body of a request without one: zero bytes, so one shared buffer serves every such request. */
+const NO_BODY = Buffer.alloc(0);
+
 export async function readRawBody(req: IncomingMessage, method: string, limitBytes: number): Promise<Buffer> {
-  if (!METHODS_WITH_BODY.has(method)) return Buffer.alloc(0);
+  if (!METHODS_WITH_BODY.has(method)) return NO_BODY;
   const declared = req.headers['content-length'];
   if (declared !== undefined && Number(declared) > limitBytes) throw payloadTooLarge(req);
   if (req.readableEnded) {

@@ -32,6 +32,21 @@ export interface BoundaryState {
   route?: string;
 }
 
+/** A request's state; a class, so the lazy logger is a prototype getter rather than one defined per request. */
+class RequestState implements BoundaryState {
+  route?: string;
+  private child: Logger | undefined;
+  constructor(
+    readonly requestId: string,
+    private readonly baseLogger: Logger,
+  ) {}
+
+  /** Made only if something asks for it: most requests log only their one line. */
+  get logger(): Logger {
+    return (this.child ??= this.baseLogger.child({ request_id: this.requestId }));
+  }
+}
+
 /** The metrics' route label of a request no declared route took (404, 405): never the raw path. */
 export const UNMATCHED_ROUTE = 'unmatched';
 
@@ -58,16 +73,10 @@ export function requestBoundary(baseLogger: Logger, metrics: MetricsRecorder = n
     if (state[BOUNDARY]) return next();
     const incoming = ctx.get('x-request-id');
     const requestId = SAFE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
-    // The request's child logger is made only if something asks for it: most requests log only their one line.
-    let child: Logger | undefined;
-    const own: BoundaryState = {
-      requestId,
-      get logger() {
-        return (child ??= baseLogger.child({ request_id: requestId }));
-      },
-    };
+    const own = new RequestState(requestId, baseLogger);
     state[BOUNDARY] = own;
-    ctx.set('X-Request-Id', requestId);
+    // Straight to Node (Koa's `set` builds arrays per call); the value is one safe string either way.
+    ctx.res.setHeader('X-Request-Id', requestId);
     const started = process.hrtime.bigint();
     let code: string | undefined;
     try {

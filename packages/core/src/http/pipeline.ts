@@ -4,7 +4,7 @@ import { coreErrors } from '../errors/index.js';
 import type { Logger } from '../logger/index.js';
 import type { MetricsRecorder } from '../metrics/index.js';
 import { readRawBody, parseJsonBody } from './body.js';
-import { boundaryState, requestBoundary } from './boundary.js';
+import { boundaryState, requestBoundary, type BoundaryState } from './boundary.js';
 import type { ClientIpResolver } from './client-ip.js';
 import type { RateLimitStore } from './rate-limit.js';
 import { fullPath, type AdminAuth, type AnyRoute, type RouteInput, type UserAuth } from './route.js';
@@ -43,6 +43,28 @@ async function enforceRateLimit(kit: RouteKit, clientIp: string): Promise<void> 
   }
 }
 
+/** What a handler receives; a class, so the lazy logger is a prototype getter rather than one defined per request. */
+class HandlerInput {
+  readonly requestId: string;
+  constructor(
+    readonly body: unknown,
+    readonly query: unknown,
+    readonly params: unknown,
+    readonly auth: unknown,
+    readonly headers: Readonly<Record<string, string | undefined>>,
+    readonly rawBody: Buffer,
+    readonly clientIp: string,
+    private readonly state: BoundaryState,
+  ) {
+    this.requestId = state.requestId;
+  }
+
+  /** Made on first use: most handlers never log. */
+  get logger(): Logger {
+    return this.state.logger;
+  }
+}
+
 /** Serves one request a route took, inside a request boundary that already runs (see routeMiddleware). */
 export type RouteHandler = (ctx: Context) => Promise<void>;
 
@@ -61,9 +83,8 @@ export function routeHandler(route: AnyRoute, kit: RouteKit): RouteHandler {
   return async (ctx: Context): Promise<void> => {
     const state = boundaryState(ctx);
     state.route = template;
-    const { requestId } = state;
     // Static headers first, so they survive an error response too (NIP-05 CORS).
-    for (const [name, value] of staticHeaders) ctx.set(name, value);
+    for (const [name, value] of staticHeaders) ctx.res.setHeader(name, value);
     const clientIp = kit.resolveClientIp(ctx.req.socket.remoteAddress, ctx.get('x-forwarded-for') || undefined);
     if (isRateLimited(route)) await enforceRateLimit(kit, clientIp);
     const authorization = ctx.get('authorization') || undefined;
@@ -72,26 +93,15 @@ export function routeHandler(route: AnyRoute, kit: RouteKit): RouteHandler {
 
     const rawBody = await readRawBody(ctx.req, ctx.method, limitBytes);
     const kitChecks = route.neverRefuses !== true;
-    const params = parseInput('params', route.params, { ...(ctx as unknown as { params?: object }).params }, kitChecks);
-    const query = parseInput('query', route.query, { ...ctx.query }, kitChecks);
+    // Without a schema a part is only checked (and the handler gets `{}`), so it is not copied first.
+    const pathParams = (ctx as unknown as { params?: Record<string, string> }).params ?? {};
+    const params = parseInput('params', route.params, route.params ? { ...pathParams } : pathParams, kitChecks);
+    const query = parseInput('query', route.query, route.query ? { ...ctx.query } : ctx.query, kitChecks);
     const body = parseInput('body', route.body, parseJsonBody(rawBody, ctx.get('content-type') || undefined), kitChecks);
 
-    const input: RouteInput<'none', unknown, unknown, unknown> = {
-      body,
-      query,
-      params,
-      auth: auth as null,
-      headers: ctx.headers as Record<string, string | undefined>,
-      rawBody,
-      clientIp,
-      requestId,
-      // Made on first use: most handlers never log.
-      get logger() {
-        return state.logger;
-      },
-    };
-    const result = await route.handler(input);
-    ctx.set('Cache-Control', 'no-store');
+    const input = new HandlerInput(body, query, params, auth, ctx.headers as Record<string, string | undefined>, rawBody, clientIp, state);
+    const result = await route.handler(input as RouteInput<'none', unknown, unknown, unknown>);
+    ctx.res.setHeader('Cache-Control', 'no-store');
     ctx.status = successStatus;
     ctx.body = result ?? null;
   };
