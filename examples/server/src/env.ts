@@ -36,6 +36,7 @@ const SETTING_KINDS = {
   restoreWindowSec: 'int',
   loginEventRetentionDays: 'int',
   retentionSweepIntervalSec: 'int',
+  nip05CacheTtlSec: 'int',
   nip05Relays: 'list',
   registrationRequirePow: 'bool',
   powDifficulty: 'int',

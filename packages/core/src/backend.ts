@@ -10,7 +10,7 @@ import { systemClock, type Clock } from './clock/index.js';
 import { validateSettings, type Settings, type SettingsInput } from './config/index.js';
 import { createIntegrity, createPeppers } from './crypto/index.js';
 import { coreErrors } from './errors/index.js';
-import { directoryPlugin } from './directory/index.js';
+import { directoryPlugin, Nip05Cache } from './directory/index.js';
 import { gatesPlugin } from './gates/index.js';
 import { HookRegistry } from './hooks/index.js';
 import { identityPlugin, RegistrationGates } from './identity/index.js';
@@ -129,6 +129,7 @@ export async function createWalletBackend(config: WalletBackendConfig): Promise<
     serverUrl: given.publicApiUrl,
   }));
   const gates = new RegistrationGates();
+  const nip05Cache = new Nip05Cache(() => (late.settings?.nip05CacheTtlSec ?? 0) * 1000, clock);
   // Filled in once the settings are known to be valid, before any plugin's setup runs.
   const late: { settings?: Settings; processor: PaymentProcessor | null; admin?: AdminService; overlay?: OperatorSettings; metrics?: PrometheusMetrics } = { processor: null };
   const corePlugins: WalletPlugin[] = [
@@ -141,6 +142,7 @@ export async function createWalletBackend(config: WalletBackendConfig): Promise<
     challengesPlugin(),
     identityPlugin({
       gates,
+      nostrKeyLinked: (executor) => nip05Cache.forget(executor),
       restoreGovernor: async () => {
         const restore = await late.overlay!.effective('restore');
         return { ipThreshold: restore.ip_threshold!, failThreshold: restore.fail_threshold!, windowSec: restore.window_sec! };
@@ -148,7 +150,7 @@ export async function createWalletBackend(config: WalletBackendConfig): Promise<
       loginEventRetentionDays: async () => (await late.overlay!.effective('retention')).login_event_retention_days!,
     }),
     gatesPlugin({ settings: () => late.settings!, processor: () => late.processor }),
-    directoryPlugin(),
+    directoryPlugin({ nip05Cache }),
     chainsPlugin({ settings: () => late.settings!, metrics: () => late.metrics?.recorder ?? null, registry: () => chains }),
     adminPlugin({ service: () => late.admin!, overlay: () => late.overlay! }),
   ];
@@ -238,7 +240,11 @@ export async function createWalletBackend(config: WalletBackendConfig): Promise<
           lock: (trx, userId) => users.lock(trx, userId),
           extendPremium: (trx, userId, days) => users.extendPremium(trx, userId, days),
           idByNostrPubkey: (pubkey, executor) => users.idByNostrPubkey(pubkey, executor),
-          erase: (trx, userId, options) => users.erase(trx, userId, options),
+          erase: async (trx, userId, options) => {
+            const erased = await users.erase(trx, userId, options);
+            nip05Cache.forget(trx);
+            return erased;
+          },
         },
         audit: { append: (trx, entry) => audit.append(trx, entry), redact: (trx, userId) => audit.redact(trx, userId) },
         chains,

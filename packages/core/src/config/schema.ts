@@ -95,6 +95,12 @@ export const settingsSchema = v.strictObject({
   /** Login events older than this are deleted by the retention sweep. */
   loginEventRetentionDays: v.optional(intInRange(1, 3_650), 90),
   retentionSweepIntervalSec: v.optional(intInRange(60, DAY_SEC), 3_600),
+  /**
+   * How long this process keeps a NIP-05 answer, in seconds (0: no cache). Its own writes
+   * (username set, Nostr key linked, account erased) clear it at once; another process's
+   * writes are seen within this bound.
+   */
+  nip05CacheTtlSec: v.optional(intInRange(0, 3_600), 30),
   /** Relay URLs published for every name in the NIP-05 document. */
   nip05Relays: v.optional(
     v.array(v.pipe(v.string('must be a list of relay URLs'), v.check((value) => /^wss?:\/\/[^\s]+$/.test(value), (issue) => `"${String(issue.input)}" is not a ws:// or wss:// URL`))),

@@ -6,6 +6,9 @@ import { directoryErrors } from './errors.js';
 import { normaliseKey } from './key-forms.js';
 import { keyRegistrationMessage, type RegisterKeyRequest } from './key-proof.js';
 import type { KeyRepository, UserKeyInfo } from './key-repo.js';
+import type { Nip05Cache, Nip05Document } from './nip05-cache.js';
+
+export type { Nip05Document };
 import { receivingKey } from './receiving-keys.js';
 import { normaliseUsername } from './usernames.js';
 
@@ -22,11 +25,6 @@ export interface GrinAddressOwner {
   username: string | null;
 }
 
-export interface Nip05Document {
-  names: Record<string, string>;
-  relays: Record<string, string[]>;
-}
-
 /**
  * Public directory reads and the key upsert. Unknown subjects get the same shape as known
  * ones (spec › Errors 2): lookups are not an existence oracle beyond what they must answer.
@@ -39,6 +37,7 @@ export class DirectoryService {
     private readonly nip05Relays: readonly string[],
     /** PUBLIC_API_URL exactly as configured: key proofs name it. */
     private readonly service: string,
+    private readonly nip05Cache: Nip05Cache,
   ) {}
 
   /**
@@ -93,12 +92,14 @@ export class DirectoryService {
     if (typeof name !== 'string') return empty;
     const username = normaliseUsername(name);
     if (username === null) return empty;
-    const user = await this.userByName(username);
-    if (user?.nostr_pubkey == null) return empty;
-    return {
-      names: { [username]: user.nostr_pubkey },
-      relays: this.nip05Relays.length > 0 ? { [user.nostr_pubkey]: [...this.nip05Relays] } : {},
-    };
+    return this.nip05Cache.lookup(username, async () => {
+      const user = await this.userByName(username);
+      if (user?.nostr_pubkey == null) return empty;
+      return {
+        names: { [username]: user.nostr_pubkey },
+        relays: this.nip05Relays.length > 0 ? { [user.nostr_pubkey]: [...this.nip05Relays] } : {},
+      };
+    });
   }
 
   private async userByName(username: string): Promise<{ id: string; nostr_pubkey: string | null } | undefined> {

@@ -7,3 +7,4 @@ export { UsernameService, normaliseUsername, RESERVED_USERNAMES } from './userna
 export { DirectoryService, type UsernameLookup, type GrinAddressOwner, type Nip05Document } from './directory-service.js';
 export { submittedKey, assetSchema } from './schemas.js';
 export { directoryPlugin } from './plugin.js';
+export { Nip05Cache, NIP05_CACHE_MAX_NAMES } from './nip05-cache.js';

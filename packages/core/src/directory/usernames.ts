@@ -26,6 +26,8 @@ export class UsernameService {
   constructor(
     private readonly db: Database,
     private readonly clock: Clock,
+    /** Told when a name may resolve differently (the NIP-05 cache). */
+    private readonly namesChanged: () => void,
   ) {}
 
   async get(userId: string): Promise<{ username: string | null }> {
@@ -40,6 +42,8 @@ export class UsernameService {
     try {
       // The unique index decides races: the loser's update raises a unique violation, never a second owner.
       await this.db.knex('users').where({ id: userId }).update({ username, updated_at: this.db.dialect.time(this.clock.now()) });
+      // The old name is free and the new one taken: both lookups change.
+      this.namesChanged();
     } catch (err) {
       if (isUniqueViolation(err)) throw directoryErrors.create.username_unavailable({ cause: err });
       throw err;

@@ -21,6 +21,8 @@ export class IdentityRepository {
   constructor(
     private readonly db: Database,
     private readonly clock: Clock,
+    /** Told when a name may resolve to another Nostr key through `executor` (the NIP-05 cache). */
+    private readonly nostrKeyLinked: (executor: Executor) => void = () => undefined,
   ) {}
 
   async byPubkeyHash(pepperedPubkeyHash: string, executor: Executor = this.db.knex): Promise<IdentityRow | null> {
@@ -78,6 +80,7 @@ export class IdentityRepository {
       { nostr_pubkey: pubkey, updated_at: this.db.dialect.time(this.clock.now()) },
       executor,
     );
+    if (row !== null) this.nostrKeyLinked(executor);
     return row !== null;
   }
 

@@ -1,5 +1,6 @@
 import { KeyRepository } from '../directory/index.js';
 import type { WalletPlugin } from '../plugin/index.js';
+import type { Executor } from '../storage/index.js';
 import { ExtensionLoginService } from './extension-service.js';
 import type { RegistrationGates } from './gates.js';
 import { IdentityRepository } from './identity-repo.js';
@@ -18,6 +19,8 @@ export interface IdentityPluginOptions {
   gates: RegistrationGates;
   /** The restore governors now (the operator settings overlay over the configured defaults). */
   restoreGovernor: () => Promise<RestoreGovernor>;
+  /** Told when an account's Nostr key is linked through `executor` (the NIP-05 cache forgets). */
+  nostrKeyLinked: (executor: Executor) => void;
   /** How long login events are kept now, in days (same source). */
   loginEventRetentionDays: () => Promise<number>;
 }
@@ -27,7 +30,7 @@ export function identityPlugin(options: IdentityPluginOptions): WalletPlugin {
     name: 'core-identity',
     setup(ctx) {
       const { db, clock, settings } = ctx;
-      const identities = new IdentityRepository(db, clock);
+      const identities = new IdentityRepository(db, clock, options.nostrKeyLinked);
       const keys = new KeyRepository(db, clock);
       const spentProofs = new SpentProofStore(db, clock);
       const loginEvents = new LoginEventLog(db, ctx.crypto, clock);
