@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { expect } from 'chai';
 import { hexToBytes } from '@noble/hashes/utils.js';
-import { GrinScanPool, inlineGrinScanner } from '../../../packages/core/src/chains/grin/index.js';
+import { defaultScanPoolSize, GrinScanPool, inlineGrinScanner } from '../../../packages/core/src/chains/grin/index.js';
 import type { ChainOutput } from '../../../packages/core/src/crypto/index.js';
 import { loadVectors, REPO_ROOT } from '../../harness/index.js';
 
@@ -53,6 +53,29 @@ describe('chains: the Grin scan on worker threads', () => {
     );
     expect(failure).to.match(/^a Grin scan worker stopped \(exit \d+\)$/);
     expect(await pool.scan(hexToBytes(batch.rewind_hash), page, batch.coinbase_maturity)).to.deep.equal(expected);
+  });
+
+  it('sizes itself one worker per core but one (the event loop keeps a core), at least 1, at most 4', () => {
+    expect([1, 2, 3, 4, 5, 8, 64].map((cores) => defaultScanPoolSize(cores))).to.deep.equal([1, 1, 2, 3, 4, 4, 4]);
+  });
+
+  it('stops a worker left without work for its idle time, and starts one again for the next scan', async () => {
+    pool = new GrinScanPool(1, 1_000);
+    const batch = batches[0]!;
+    const page = chainOutputs(batch);
+    const expected = await inlineGrinScanner.scan(hexToBytes(batch.rewind_hash), page, batch.coinbase_maturity);
+    const slots = (pool as unknown as { slots: Array<{ worker: { threadId: number } } | null> }).slots;
+    expect(await pool.scan(hexToBytes(batch.rewind_hash), page, batch.coinbase_maturity)).to.deep.equal(expected);
+    const first = slots[0]!.worker.threadId;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Work within the idle time keeps the same worker and restarts its idle clock.
+    expect(await pool.scan(hexToBytes(batch.rewind_hash), page, batch.coinbase_maturity)).to.deep.equal(expected);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(slots[0]?.worker.threadId).to.equal(first);
+    await new Promise((resolve) => setTimeout(resolve, 1_200));
+    expect(slots[0]).to.equal(null);
+    expect(await pool.scan(hexToBytes(batch.rewind_hash), page, batch.coinbase_maturity)).to.deep.equal(expected);
+    expect(slots[0]!.worker.threadId).to.not.equal(first);
   });
 
   it('refuses to scan once closed', async () => {

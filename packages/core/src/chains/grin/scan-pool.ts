@@ -16,10 +16,23 @@ interface Slot {
   worker: Worker;
   /** Ids of the jobs it holds. */
   jobs: Set<number>;
+  /** Pending stop while it has no jobs. */
+  idle: NodeJS.Timeout | undefined;
 }
 
 /** Outputs below this many are not worth a thread hop (a few ms of work). */
 const MIN_CHUNK = 64;
+/** A worker with nothing to do for this long is stopped (its isolate is 10–20 MB); the next scan starts one again. */
+export const SCAN_WORKER_IDLE_MS = 30_000;
+
+/**
+ * One worker per core but one, at most 4: the event loop keeps a core of its own, so requests
+ * are still answered promptly while every worker scans (on 2 cores a second worker bought no
+ * speed and cost `/health` its p99). At least one.
+ */
+export function defaultScanPoolSize(cores = availableParallelism()): number {
+  return Math.max(1, Math.min(cores - 1, 4));
+}
 
 const FROM_SOURCE = import.meta.url.endsWith('.ts');
 /** The worker's entry next to this module: .js when built, .ts when running from source. */
@@ -36,7 +49,8 @@ function newWorker(): Worker {
 }
 
 /**
- * Runs the view-only scan on worker threads (one per core, at most 4, started on first use), so a
+ * Runs the view-only scan on worker threads (defaultScanPoolSize, started on first use and
+ * stopped after SCAN_WORKER_IDLE_MS without work), so a
  * page of thousands of outputs never blocks the event loop that serves every other request. A
  * page is split into one chunk per worker and the results are joined in the page's order. A
  * worker that dies fails its jobs (the request answers 500 and is retried by the wallet) and is
@@ -48,7 +62,10 @@ export class GrinScanPool implements GrinScanner {
   private nextId = 1;
   private closed = false;
 
-  constructor(size = Math.max(1, Math.min(availableParallelism(), 4))) {
+  constructor(
+    size = defaultScanPoolSize(),
+    private readonly idleMs = SCAN_WORKER_IDLE_MS,
+  ) {
     this.slots = Array.from({ length: size }, () => null);
   }
 
@@ -70,6 +87,7 @@ export class GrinScanPool implements GrinScanner {
   async close(): Promise<void> {
     this.closed = true;
     const workers = this.slots.filter((slot): slot is Slot => slot !== null).map((slot) => slot.worker);
+    for (const slot of this.slots) if (slot !== null) clearTimeout(slot.idle);
     this.slots.fill(null);
     await Promise.all(workers.map((worker) => worker.terminate()));
   }
@@ -79,9 +97,22 @@ export class GrinScanPool implements GrinScanner {
     const id = this.nextId++;
     return new Promise<{ outputs: Array<Omit<ScannedOutput, 'value'> & { value: string }>; total: string }>((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
+      clearTimeout(slot.idle);
       slot.jobs.add(id);
       slot.worker.postMessage({ id, rewindHash, outputs, coinbaseMaturity });
     });
+  }
+
+  /** Stops the slot's worker unless it gets work within idleMs (its exit then frees the slot). */
+  private stopWhenIdle(index: number, slot: Slot): void {
+    clearTimeout(slot.idle);
+    slot.idle = setTimeout(() => {
+      if (slot.jobs.size === 0 && this.slots[index] === slot) {
+        this.slots[index] = null;
+        void slot.worker.terminate();
+      }
+    }, this.idleMs);
+    slot.idle.unref();
   }
 
   /** An idle slot is started; otherwise the worker holding the fewest jobs. */
@@ -99,10 +130,11 @@ export class GrinScanPool implements GrinScanner {
     const worker = newWorker();
     // A pool that is idle must not keep the process alive.
     worker.unref();
-    const slot: Slot = { worker, jobs: new Set() };
+    const slot: Slot = { worker, jobs: new Set(), idle: undefined };
     worker.on('message', (message: { id: number; error?: string }) => {
       const pending = this.pending.get(message.id);
       slot.jobs.delete(message.id);
+      if (slot.jobs.size === 0) this.stopWhenIdle(index, slot);
       if (pending === undefined) return;
       this.pending.delete(message.id);
       if (message.error !== undefined) pending.reject(new Error(`the Grin scan failed: ${message.error}`));
