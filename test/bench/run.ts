@@ -1,177 +1,350 @@
 /**
- * `npm run bench`: the reference server against a bare Koa + knex server doing the same work,
- * on SQLite and on Postgres, driven by autocannon on /health and an authenticated /auth/me.
- * Prints requests/s, p99 latency and the ratio to the bare server; writes the figures to
- * test/bench/results/latest.json. BENCH_DURATION_SEC (default 10) and BENCH_CONNECTIONS
- * (default 10) tune it; the Postgres side uses WALLET_TEST_PG_URL like the tests.
+ * `npm run bench`: the reference server (examples/server) against a bare Koa + knex server
+ * (test/bench/bare-server.ts) doing the same queries, crypto and writes per endpoint, on SQLite
+ * (a file database) and on Postgres (a fresh database created and dropped by the bench).
+ *
+ * How it runs: per dialect both servers are started at once (separate processes, same
+ * database), each identified by its own ready line (the wallet's `"msg":"listening"` JSON line
+ * naming the url, the bare server's `bare ready` line with its pid), on ports bind-tested free
+ * just before. The wallet runs with its default log level; its stdout is read and discarded
+ * through a pipe, as a log collector would. For each round and each endpoint, the two servers
+ * are loaded one after the other (the order alternates per round), each with a short warm-up,
+ * then a measured autocannon run. Every answer must be 2xx: a non-2xx, an error or a timeout
+ * fails the bench with the first bad body, as does a server that exits. The wallet's RSS is
+ * sampled during its runs.
+ *
+ * Endpoints: /health, /auth/me, NIP-05, username lookup, user keys, refresh (one session per
+ * connection, each rotated token chained into the next request), extension login (pre-signed
+ * returning-user bodies, each (pubkey_hash, timestamp) used once), Grin relay create (fresh
+ * slate_id per request) and a Grin scan page (against a GrinNodeFake serving the scan vectors).
+ *
+ * Output: a table (median req/s and [min–max] per server, median p99, the wallet/bare ratio per
+ * round and its median, PASS/FAIL against the targets; a FAIL does not change the exit code,
+ * only errors do) and JSON with machine info, settings and every run's raw figures.
+ *
+ *   npm run bench                                   # builds (tsc -b), runs examples/server/dist
+ *   BENCH_ROUNDS=1 BENCH_DURATION_SEC=2 npm run bench
+ *
+ * Environment:
+ *   BENCH_ROUNDS         rounds per dialect (default 3)
+ *   BENCH_CONNECTIONS    autocannon connections (default 64)
+ *   BENCH_DURATION_SEC   measured seconds per run (default 10; fractions allowed)
+ *   BENCH_WARMUP_SEC     warm-up seconds before each run (default 2)
+ *   BENCH_DIALECTS       sqlite,postgres (default both)
+ *   BENCH_ENDPOINTS      comma list of endpoint ids (default all: health, me, nip05, username,
+ *                        user-keys, refresh, extension, relay-create, grin-scan)
+ *   BENCH_OUT            JSON output path (default test/bench/results/latest.json, gitignored)
+ *   BENCH_WALLET_ENTRY   dist (default) or source (examples/server/src/main.ts through tsx)
+ *   WALLET_TEST_PG_URL   the Postgres admin URL (default postgres://postgres@127.0.0.1:5432/postgres)
+ *
+ * The orchestration is `runBench()`, imported by test/bench/bench-smoke.test.ts (1 round, ~1 s
+ * runs, 4 connections, the wallet from source).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import autocannon from 'autocannon';
+import { cpus, loadavg, platform, release, tmpdir, totalmem } from 'node:os';
+import { dirname, join, relative, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import pg from 'pg';
-import { createWalletBackend, silentLogger } from '@wallet/backend-core';
+import { FAKE_GRIN_SECRET, GrinNodeFake } from '../fakes/grin-node.js';
+import { REPO_ROOT } from '../harness/processes.js';
+import { checkedPort, launchBare, launchWallet, sampleRss, type ServerChild } from './http/children.js';
+import { ENDPOINTS, GRIN_SCAN_BATCH, type Endpoint } from './http/endpoints.js';
+import { seed, type Seeded } from './http/fixtures.js';
+import { load, type LoadFigures } from './http/load.js';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const DURATION = Number(process.env.BENCH_DURATION_SEC ?? 10);
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
-const PG_ADMIN = process.env.WALLET_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const SECRETS = {
-  jwtSecret: `bench-jwt-${randomBytes(24).toString('hex')}`,
-  pepperSecret: `bench-pepper-${randomBytes(24).toString('hex')}`,
-  ipHashSalt: `bench-ip-${randomBytes(24).toString('hex')}`,
-  adminKeyIntegritySecret: `bench-admin-${randomBytes(24).toString('hex')}`,
-  adminSessionSecret: `bench-admin-session-${randomBytes(24).toString('hex')}`,
-};
+export type Dialect = 'sqlite' | 'postgres';
+export type ServerName = 'wallet' | 'bare';
 
-interface Row {
-  dialect: string;
+export interface BenchOptions {
+  rounds: number;
+  connections: number;
+  durationSec: number;
+  warmupSec: number;
+  dialects: Dialect[];
+  /** Endpoint ids to run (default all). */
+  endpoints?: string[];
+  walletEntry: 'dist' | 'source';
+  outFile: string;
+  pgAdminUrl: string;
+  /** Progress lines (default: stderr). */
+  log?: (line: string) => void;
+}
+
+export interface RunRecord extends LoadFigures {
+  dialect: Dialect;
+  round: number;
   endpoint: string;
-  server: 'wallet' | 'bare';
-  rps: number;
-  p99: number;
-  ratio?: number;
+  server: ServerName;
+  /** 1 or 2: whether this server was loaded first or second in its round. */
+  order: number;
+  warmup: { rps: number; requests: number };
+  rssMaxMb?: number | null;
 }
 
-const children = new Set<ChildProcess>();
-process.on('exit', () => children.forEach((child) => child.kill('SIGKILL')));
-
-/** Starts a server process on `url` and resolves once its /api/v1/health answers. */
-async function launch(args: string[], env: Record<string, string>, url: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, args, { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
-  children.add(child);
-  let errors = '';
-  child.stderr!.on('data', (chunk: Buffer) => (errors += chunk.toString()));
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`exited with ${child.exitCode} before ready: ${args.join(' ')}\n${errors}`);
-    const ready = await fetch(`${url}/api/v1/health`).then((r) => r.ok, () => false);
-    if (ready) return { child, url };
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`not ready in 30 s: ${args.join(' ')}\n${errors}`);
+export interface EndpointSummary {
+  dialect: Dialect;
+  endpoint: string;
+  label: string;
+  wallet: { medianRps: number; minRps: number; maxRps: number; medianP99: number };
+  bare: { medianRps: number; minRps: number; maxRps: number; medianP99: number };
+  ratios: number[];
+  medianRatio: number;
+  target: number | null;
+  verdict: 'PASS' | 'FAIL' | 'report';
 }
 
-const freePort = () => 20_000 + Math.floor(Math.random() * 20_000);
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
-  child.kill('SIGKILL');
-  children.delete(child);
+export interface BenchResult {
+  at: string;
+  machine: { cpu: string; cores: number; node: string; platform: string; totalMemMb: number; loadAvgAtStart: number[] };
+  settings: Omit<BenchOptions, 'log' | 'outFile'> & { outFile: string };
+  walletRssMaxMb: Record<string, number | null>;
+  rssTargetMb: number;
+  summary: EndpointSummary[];
+  runs: RunRecord[];
 }
 
-async function load(url: string, token?: string): Promise<{ rps: number; p99: number }> {
-  const headers = token ? { authorization: `Bearer ${token}` } : {};
-  await autocannon({ url, connections: CONNECTIONS, duration: 2, headers }); // warm-up
-  const result = await autocannon({ url, connections: CONNECTIONS, duration: DURATION, headers });
-  if (result.non2xx > 0 || result.errors > 0 || result.timeouts > 0) {
-    throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts`);
-  }
-  return { rps: Math.round(result.requests.average), p99: result.latency.p99 };
-}
+const RSS_TARGET_MB = 150;
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** A user and a session on the server's database, minted with the server's secrets. */
-async function mintToken(databaseUrl: string, publicApiUrl: string): Promise<string> {
-  const backend = await createWalletBackend({ publicApiUrl, databaseUrl, ...SECRETS, logger: silentLogger, schedulerEnabled: false });
+const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+const round2 = (value: number) => Math.round(value * 100) / 100;
+
+const secrets = () => ({
+  JWT_SECRET: `bench-jwt-${randomBytes(24).toString('hex')}`,
+  PEPPER_SECRET: `bench-pepper-${randomBytes(24).toString('hex')}`,
+  IP_HASH_SALT: `bench-ip-${randomBytes(24).toString('hex')}`,
+  ADMIN_KEY_INTEGRITY_SECRET: `bench-admin-${randomBytes(24).toString('hex')}`,
+  ADMIN_SESSION_SECRET: `bench-admin-session-${randomBytes(24).toString('hex')}`,
+});
+
+async function benchDialect(dialect: Dialect, databaseUrl: string, dataDir: string, grin: GrinNodeFake, options: BenchOptions, endpoints: Endpoint[], runs: RunRecord[]): Promise<number | null> {
+  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const walletPort = await checkedPort();
+  let barePort = await checkedPort();
+  while (barePort === walletPort) barePort = await checkedPort();
+  const publicApiUrl = `http://127.0.0.1:${walletPort}`;
+  const shared = { ...secrets(), DATABASE_URL: databaseUrl, PUBLIC_API_URL: publicApiUrl, GRIN_NODE_URL: grin.url, GRIN_NODE_API_SECRET: FAKE_GRIN_SECRET };
+  const servers: ServerChild[] = [];
+  let rssMax: number | null = null;
   try {
-    const id = crypto.randomUUID();
-    const now = backend.db.dialect.time(new Date());
-    await backend.db.knex('users').insert({ id, username: 'bench', created_at: now, updated_at: now });
-    return (await backend.sessions.start(id, 'extension')).access_token;
-  } finally {
-    await backend.close();
-  }
-}
-
-async function benchDialect(dialect: 'sqlite' | 'postgres', databaseUrl: string, dataDir: string): Promise<Row[]> {
-  const port = String(freePort());
-  const publicApiUrl = `http://127.0.0.1:${port}`;
-  const wallet = await launch(
-    ['examples/server/dist/main.js'],
-    {
-      PORT: port,
-      HOST: '127.0.0.1',
-      DATA_DIR: dataDir,
-      DATABASE_URL: databaseUrl,
-      PUBLIC_API_URL: publicApiUrl,
-      JWT_SECRET: SECRETS.jwtSecret,
-      PEPPER_SECRET: SECRETS.pepperSecret,
-      IP_HASH_SALT: SECRETS.ipHashSalt,
-      ADMIN_KEY_INTEGRITY_SECRET: SECRETS.adminKeyIntegritySecret,
-      ADMIN_SESSION_SECRET: SECRETS.adminSessionSecret,
-      // The default log level: the per-request line is part of the server's normal cost (stdout goes to /dev/null).
-      RATE_LIMIT_MAX: '1000000',
-      SCHEDULER_ENABLED: 'false',
-    },
-    publicApiUrl,
-  );
-  const rows: Row[] = [];
-  try {
-    const token = await mintToken(databaseUrl, publicApiUrl);
-    const walletHealth = await load(`${wallet.url}/api/v1/health`);
-    const walletMe = await load(`${wallet.url}/api/v1/auth/me`, token);
-    await stop(wallet.child);
-    const barePort = freePort();
-    const bare = await launch(
-      ['--import', 'tsx', 'test/bench/bare-server.ts'],
-      { DATABASE_URL: databaseUrl, JWT_SECRET: SECRETS.jwtSecret, JWT_ISSUER: publicApiUrl, PORT: String(barePort) },
-      `http://127.0.0.1:${barePort}`,
-    );
-    try {
-      const bareHealth = await load(`${bare.url}/api/v1/health`);
-      const bareMe = await load(`${bare.url}/api/v1/auth/me`, token);
-      for (const [endpoint, mine, theirs] of [
-        ['/health', walletHealth, bareHealth],
-        ['/auth/me', walletMe, bareMe],
-      ] as const) {
-        rows.push({ dialect, endpoint, server: 'wallet', ...mine, ratio: Math.round((mine.rps / theirs.rps) * 100) / 100 });
-        rows.push({ dialect, endpoint, server: 'bare', ...theirs, ratio: 1 });
+    // The wallet first: it migrates the database the bare server then uses. No LOG_LEVEL: the default.
+    const wallet = await launchWallet({
+      entry: options.walletEntry,
+      port: walletPort,
+      env: { ...shared, DATA_DIR: dataDir, RATE_LIMIT_MAX: '1000000', SCHEDULER_ENABLED: 'false', FEATURE_GRIN_RELAY: 'true' },
+    });
+    servers.push(wallet);
+    const bare = await launchBare(shared, barePort);
+    servers.push(bare);
+    log(`${dialect}: wallet pid ${wallet.pid} at ${wallet.url}, bare pid ${bare.pid} at ${bare.url}`);
+    const seeded: Seeded = await seed(wallet.url, publicApiUrl, databaseUrl, 'benchuser');
+    const lastRps = new Map<string, number>();
+    let previous: { server: ServerChild; p99: number } | undefined;
+    for (let round = 1; round <= options.rounds; round++) {
+      const order: Array<[ServerName, ServerChild]> = round % 2 === 1 ? [['wallet', wallet], ['bare', bare]] : [['bare', bare], ['wallet', wallet]];
+      for (const endpoint of endpoints) {
+        for (const [index, [name, server]] of order.entries()) {
+          const key = `${name} ${endpoint.id}`;
+          // The other server may still be finishing the requests its run left in flight (autocannon
+          // stops sending, the server does not stop working); on SQLite a write of that tail would
+          // collide with this run's first writes (SQLITE_BUSY across processes). Let it drain first.
+          if (previous !== undefined && previous.server !== server) await sleep(Math.min(1_000, Math.max(100, 2 * previous.p99)));
+          const label = `${dialect} round ${round} ${endpoint.id} ${name}`;
+          const rss = name === 'wallet' ? sampleRss(server.pid) : undefined;
+          let warmup = { rps: 0, requests: 0 };
+          try {
+            // Warm up until at least one answer came back: a first request can outlast a short
+            // warm-up (the Grin scan starts its worker threads on first use).
+            for (let attempt = 1; options.warmupSec > 0 && attempt <= 30; attempt++) {
+              const spec = await endpoint.spec({ seeded, connections: options.connections, durationSec: options.warmupSec, lastRps: lastRps.get(key) });
+              const figures = await load(`${label} (warm-up)`, server.url, spec, options.connections, options.warmupSec, { allowEmpty: true });
+              warmup = { rps: figures.rps, requests: warmup.requests + figures.requests };
+              if (figures.rps > 0) {
+                lastRps.set(key, figures.rps);
+                break;
+              }
+            }
+            const spec = await endpoint.spec({ seeded, connections: options.connections, durationSec: options.durationSec, lastRps: lastRps.get(key) });
+            const figures = await load(label, server.url, spec, options.connections, options.durationSec);
+            lastRps.set(key, figures.rps);
+            previous = { server, p99: figures.p99 };
+            const record: RunRecord = { dialect, round, endpoint: endpoint.id, server: name, order: index + 1, ...figures, warmup };
+            if (rss) {
+              record.rssMaxMb = rss.stop();
+              if (record.rssMaxMb !== null && (rssMax === null || record.rssMaxMb > rssMax)) rssMax = record.rssMaxMb;
+            }
+            runs.push(record);
+            log(`${label}: ${figures.rps} req/s, p99 ${figures.p99} ms${record.rssMaxMb !== undefined ? `, rss ${record.rssMaxMb} MB` : ''}`);
+          } catch (err) {
+            rss?.stop();
+            // A dead server explains the failure better than the load's symptoms.
+            for (const each of servers) each.assertAlive();
+            const logged = server.problems();
+            const stderr = server.stderr().trim();
+            if (logged.length > 0 || stderr !== '') {
+              (err as Error).message += `\n${server.name}'s last error/warning lines:\n${[...logged, stderr].filter(Boolean).join('\n').slice(-6_000)}`;
+            }
+            throw err;
+          } finally {
+            // The fake keeps every request it received: drop them between runs.
+            grin.received.length = 0;
+          }
+          for (const each of servers) each.assertAlive();
+        }
       }
-    } finally {
-      await stop(bare.child);
     }
   } finally {
-    await stop(wallet.child);
+    await Promise.all(servers.map((server) => server.stop()));
   }
-  return rows;
+  return rssMax;
 }
 
-async function main(): Promise<void> {
-  const rows: Row[] = [];
+function summarise(runs: RunRecord[], options: BenchOptions, endpoints: Endpoint[]): EndpointSummary[] {
+  const out: EndpointSummary[] = [];
+  for (const dialect of options.dialects) {
+    for (const endpoint of endpoints) {
+      const of = (server: ServerName) => runs.filter((r) => r.dialect === dialect && r.endpoint === endpoint.id && r.server === server);
+      const wallet = of('wallet');
+      const bare = of('bare');
+      if (wallet.length === 0 || bare.length === 0) continue;
+      const stats = (rows: RunRecord[]) => ({
+        medianRps: round2(median(rows.map((r) => r.rps))),
+        minRps: Math.min(...rows.map((r) => r.rps)),
+        maxRps: Math.max(...rows.map((r) => r.rps)),
+        medianP99: median(rows.map((r) => r.p99)),
+      });
+      const ratios = wallet.map((w) => round2(w.rps / bare.find((b) => b.round === w.round)!.rps));
+      const medianRatio = round2(median(ratios));
+      out.push({
+        dialect,
+        endpoint: endpoint.id,
+        label: endpoint.label,
+        wallet: stats(wallet),
+        bare: stats(bare),
+        ratios,
+        medianRatio,
+        target: endpoint.target,
+        verdict: endpoint.target === null ? 'report' : medianRatio >= endpoint.target ? 'PASS' : 'FAIL',
+      });
+    }
+  }
+  return out;
+}
+
+function table(result: BenchResult): string {
+  const s = result.settings;
+  const widths = [9, 13, 26, 26, 9, 9, 18, 7, 12];
+  const line = (cells: string[]) => cells.map((cell, i) => cell.padEnd(widths[i]!)).join(' ').trimEnd();
+  const range = (x: { medianRps: number; minRps: number; maxRps: number }) => `${Math.round(x.medianRps)} [${Math.round(x.minRps)}–${Math.round(x.maxRps)}]`;
+  const rows = [
+    '',
+    `${result.machine.cpu}, ${result.machine.cores} cores, node ${result.machine.node}, load ${result.machine.loadAvgAtStart.map((l) => l.toFixed(2)).join(' ')} at start`,
+    `${s.rounds} round(s), ${s.connections} connections, ${s.durationSec} s per run after a ${s.warmupSec} s warm-up, wallet from ${s.walletEntry}`,
+    line(['dialect', 'endpoint', 'wallet req/s [min–max]', 'bare req/s [min–max]', 'w p99 ms', 'b p99 ms', 'ratio per round', 'median', 'target']),
+  ];
+  for (const r of result.summary) {
+    const target = r.target === null ? 'report only' : `≥${r.target}× ${r.verdict}`;
+    rows.push(line([r.dialect, r.endpoint, range(r.wallet), range(r.bare), String(r.wallet.medianP99), String(r.bare.medianP99), r.ratios.map((x) => x.toFixed(2)).join(' '), r.medianRatio.toFixed(2), target]));
+  }
+  for (const [dialect, mb] of Object.entries(result.walletRssMaxMb)) {
+    rows.push(`wallet max RSS under load (${dialect}): ${mb ?? 'n/a'} MB (target < ${result.rssTargetMb} MB: ${mb !== null && mb < result.rssTargetMb ? 'PASS' : 'FAIL'})`);
+  }
+  return `${rows.join('\n')}\n`;
+}
+
+/** The whole bench: both dialects (as configured), every round and endpoint; writes the JSON and returns it. */
+export async function runBench(options: BenchOptions): Promise<BenchResult> {
+  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const endpoints = options.endpoints ? ENDPOINTS.filter((e) => options.endpoints!.includes(e.id)) : ENDPOINTS;
+  if (options.endpoints && endpoints.length !== options.endpoints.length) {
+    throw new Error(`unknown endpoint in ${options.endpoints.join(',')}; known: ${ENDPOINTS.map((e) => e.id).join(', ')}`);
+  }
+  const cpu = cpus();
+  const machine = { cpu: cpu[0]?.model ?? 'unknown', cores: cpu.length, node: process.version, platform: `${platform()} ${release()}`, totalMemMb: Math.round(totalmem() / 1048576), loadAvgAtStart: loadavg() };
+  const runs: RunRecord[] = [];
+  const walletRssMaxMb: Record<string, number | null> = {};
+  const grin = new GrinNodeFake();
+  grin.outputs = GRIN_SCAN_BATCH.outputs;
+  await grin.start();
   const scratch = mkdtempSync(join(tmpdir(), 'wallet-bench-'));
-  const database = `wallet_bench_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: PG_ADMIN });
-  await admin.connect();
   try {
-    rows.push(...(await benchDialect('sqlite', `sqlite:${join(scratch, 'bench.db')}`, join(scratch, 'data-sqlite'))));
-    await admin.query(`CREATE DATABASE ${database}`);
-    const pgUrl = new URL(PG_ADMIN);
-    pgUrl.pathname = `/${database}`;
-    rows.push(...(await benchDialect('postgres', pgUrl.toString(), join(scratch, 'data-pg'))));
+    for (const dialect of options.dialects) {
+      if (dialect === 'sqlite') {
+        walletRssMaxMb.sqlite = await benchDialect('sqlite', `sqlite:${join(scratch, 'bench.db')}`, join(scratch, 'data-sqlite'), grin, options, endpoints, runs);
+        continue;
+      }
+      const database = `wallet_bench_${randomBytes(4).toString('hex')}`;
+      const admin = new pg.Client({ connectionString: options.pgAdminUrl });
+      await admin.connect();
+      try {
+        await admin.query(`CREATE DATABASE ${database}`);
+        const url = new URL(options.pgAdminUrl);
+        url.pathname = `/${database}`;
+        walletRssMaxMb.postgres = await benchDialect('postgres', url.toString(), join(scratch, 'data-pg'), grin, options, endpoints, runs);
+      } finally {
+        await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch((err: unknown) => log(`could not drop ${database}: ${(err as Error).message}`));
+        await admin.end();
+      }
+    }
   } finally {
-    await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-    await admin.end();
+    await grin.close();
     rmSync(scratch, { recursive: true, force: true });
   }
-
-  const line = (cells: string[]) => cells.map((cell, i) => cell.padEnd([10, 10, 8, 9, 8, 6][i]!)).join(' ');
-  process.stdout.write(`\n${CONNECTIONS} connections, ${DURATION} s per run (after a 2 s warm-up), node ${process.version}\n`);
-  process.stdout.write(line(['dialect', 'endpoint', 'server', 'req/s', 'p99 ms', 'ratio']) + '\n');
-  for (const r of rows) process.stdout.write(line([r.dialect, r.endpoint, r.server, String(r.rps), String(r.p99), r.ratio!.toFixed(2)]) + '\n');
-  const out = join(ROOT, 'test/bench/results');
-  mkdirSync(out, { recursive: true });
-  writeFileSync(join(out, 'latest.json'), JSON.stringify({ at: new Date().toISOString(), connections: CONNECTIONS, durationSec: DURATION, node: process.version, rows }, null, 2) + '\n');
-  process.stdout.write('written to test/bench/results/latest.json\n');
+  const { log: _log, ...settings } = options;
+  const result: BenchResult = {
+    at: new Date().toISOString(),
+    machine,
+    settings: { ...settings, outFile: relative(REPO_ROOT, options.outFile).startsWith('..') ? options.outFile : relative(REPO_ROOT, options.outFile) },
+    walletRssMaxMb,
+    rssTargetMb: RSS_TARGET_MB,
+    summary: summarise(runs, options, endpoints),
+    runs,
+  };
+  mkdirSync(dirname(options.outFile), { recursive: true });
+  writeFileSync(options.outFile, `${JSON.stringify(result, null, 2)}\n`);
+  process.stdout.write(table(result));
+  process.stdout.write(`written to ${result.settings.outFile}\n`);
+  return result;
 }
 
-await main().catch((err: unknown) => {
-  process.stderr.write(`bench failed: ${(err as Error).stack ?? err}\n`);
-  process.exit(1);
-});
-process.exit(0);
+function numberEnv(name: string, fallback: number, min: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < min) throw new Error(`${name} must be a number ≥ ${min}, got ${JSON.stringify(raw)}`);
+  return value;
+}
+
+/** The options `npm run bench` reads from its environment. */
+export function optionsFromEnv(): BenchOptions {
+  const dialects = (process.env.BENCH_DIALECTS ?? 'sqlite,postgres').split(',').map((d) => d.trim()).filter(Boolean);
+  for (const d of dialects) if (d !== 'sqlite' && d !== 'postgres') throw new Error(`BENCH_DIALECTS: unknown dialect ${d}`);
+  const entry = process.env.BENCH_WALLET_ENTRY ?? 'dist';
+  if (entry !== 'dist' && entry !== 'source') throw new Error('BENCH_WALLET_ENTRY must be dist or source');
+  return {
+    rounds: Math.floor(numberEnv('BENCH_ROUNDS', 3, 1)),
+    connections: Math.floor(numberEnv('BENCH_CONNECTIONS', 64, 1)),
+    durationSec: numberEnv('BENCH_DURATION_SEC', 10, 0.1),
+    warmupSec: numberEnv('BENCH_WARMUP_SEC', 2, 0),
+    dialects: dialects as Dialect[],
+    ...(process.env.BENCH_ENDPOINTS ? { endpoints: process.env.BENCH_ENDPOINTS.split(',').map((e) => e.trim()) } : {}),
+    walletEntry: entry,
+    outFile: process.env.BENCH_OUT ? resolve(process.env.BENCH_OUT) : join(REPO_ROOT, 'test/bench/results/latest.json'),
+    pgAdminUrl: process.env.WALLET_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+  };
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  try {
+    await runBench(optionsFromEnv());
+    process.exit(0);
+  } catch (err) {
+    process.stderr.write(`bench failed: ${(err as Error).stack ?? String(err)}\n`);
+    process.exit(1);
+  }
+}

@@ -1,0 +1,52 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import { ENDPOINTS } from './http/endpoints.js';
+import { runBench, type BenchResult } from './run.js';
+
+/**
+ * `npm run bench` at CI size: its own orchestration (runBench) with 1 round, short (0.5 s) runs and 4
+ * connections on both dialects, the wallet server from source (no `tsc -b` needed). Every
+ * endpoint must have been answered with 2xx only by BOTH servers (runBench throws otherwise, with
+ * the first bad body), and the JSON must be written where asked.
+ */
+describe('bench smoke (npm run bench, CI-sized)', function () {
+  this.timeout(120_000);
+  const dir = mkdtempSync(join(tmpdir(), 'wallet-bench-smoke-'));
+  const outFile = join(dir, 'latest.json');
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('runs every endpoint on both dialects with zero errors and zero non-2xx for both servers, and writes the JSON', async () => {
+    const lines: string[] = [];
+    const result: BenchResult = await runBench({
+      rounds: 1,
+      connections: 4,
+      durationSec: 0.5,
+      warmupSec: 0.1,
+      dialects: ['sqlite', 'postgres'],
+      walletEntry: 'source',
+      outFile,
+      pgAdminUrl: process.env.WALLET_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+      log: (line) => lines.push(line),
+    });
+    for (const dialect of ['sqlite', 'postgres'] as const) {
+      for (const endpoint of ENDPOINTS) {
+        for (const server of ['wallet', 'bare'] as const) {
+          const run = result.runs.find((r) => r.dialect === dialect && r.endpoint === endpoint.id && r.server === server);
+          const what = `${dialect} ${endpoint.id} ${server}`;
+          expect(run, what).to.not.equal(undefined);
+          expect(run!.ok2xx, what).to.be.greaterThan(0);
+          expect(run!.requests, what).to.be.greaterThan(0);
+          expect([run!.non2xx, run!.errors, run!.timeouts], what).to.deep.equal([0, 0, 0]);
+        }
+      }
+    }
+    expect(result.summary).to.have.length(2 * ENDPOINTS.length);
+    expect(existsSync(outFile)).to.equal(true);
+    const written = JSON.parse(readFileSync(outFile, 'utf8')) as BenchResult;
+    expect(written.runs).to.have.length(2 * 2 * ENDPOINTS.length);
+    expect(written.machine.cores).to.be.greaterThan(0);
+    expect(written.walletRssMaxMb).to.have.keys(['sqlite', 'postgres']);
+  });
+});

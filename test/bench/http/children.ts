@@ -1,0 +1,172 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { freePort, REPO_ROOT, spawnEntry } from '../../harness/processes.js';
+
+/** A server process the bench started and identified by its own ready line. */
+export interface ServerChild {
+  name: string;
+  child: ChildProcess;
+  pid: number;
+  url: string;
+  stderr(): string;
+  /** The last error and warning lines it logged on stdout. */
+  problems(): string[];
+  /** Throws (with the child's stderr) if the process has exited since it was ready. */
+  assertAlive(): void;
+  stop(): Promise<void>;
+}
+
+const live = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const child of live) child.kill('SIGKILL');
+});
+
+/**
+ * Waits for the first stdout line that `ready` accepts, reading stdout to the end as a log
+ * collector would (every line is read and discarded). Rejects with the child's stderr when it
+ * exits first or after `timeoutMs`.
+ */
+function identify(name: string, child: ChildProcess, ready: (line: string) => boolean, timeoutMs: number): Promise<{ stderr: () => string; problems: () => string[] }> {
+  let errors = '';
+  // The last few error and warning log lines, kept to explain a failed run; every other line is dropped.
+  const problems: string[] = [];
+  child.stderr!.on('data', (chunk: Buffer) => {
+    errors += chunk.toString();
+    if (errors.length > 64_000) errors = errors.slice(-32_000);
+  });
+  const lines = createInterface({ input: child.stdout! });
+  return new Promise((resolve, reject) => {
+    let done = false;
+    const finish = (err?: Error) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      if (err) reject(err);
+      else resolve({ stderr: () => errors, problems: () => [...problems] });
+    };
+    const timer = setTimeout(() => finish(new Error(`${name}: no ready line within ${timeoutMs} ms\nstderr:\n${errors}`)), timeoutMs);
+    lines.on('line', (line) => {
+      if (line.includes('"level":"error"') || line.includes('"level":"warn"')) {
+        problems.push(line.slice(0, 2_000));
+        if (problems.length > 10) problems.shift();
+      }
+      if (!done && ready(line)) finish();
+    });
+    child.once('exit', (code, signal) => finish(new Error(`${name} exited (${code ?? signal}) before it was ready\nstderr:\n${errors}`)));
+  });
+}
+
+function handle(name: string, child: ChildProcess, url: string, { stderr, problems }: { stderr: () => string; problems: () => string[] }): ServerChild {
+  live.add(child);
+  return {
+    name,
+    child,
+    pid: child.pid!,
+    url,
+    stderr,
+    problems,
+    assertAlive() {
+      if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${name} (pid ${child.pid}) exited (${child.exitCode ?? child.signalCode}) during the bench\nstderr:\n${stderr()}`);
+    },
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+        await exited;
+        clearTimeout(timer);
+      }
+      live.delete(child);
+    },
+  };
+}
+
+/** A loopback port that was free when bind-tested just now. */
+export async function checkedPort(): Promise<number> {
+  return freePort();
+}
+
+export interface WalletLaunch {
+  /** `dist`: examples/server/dist/main.js (built by `tsc -b`); `source`: examples/server/src/main.ts through tsx. */
+  entry: 'dist' | 'source';
+  env: Record<string, string>;
+  port: number;
+  timeoutMs?: number;
+}
+
+/**
+ * The reference server, identified by ITS OWN `"msg":"listening"` JSON line naming the url we
+ * asked for: a different process answering on that port would never print it.
+ */
+export async function launchWallet(options: WalletLaunch): Promise<ServerChild> {
+  const url = `http://127.0.0.1:${options.port}`;
+  const env = { ...options.env, PORT: String(options.port), HOST: '127.0.0.1' };
+  const child =
+    options.entry === 'source'
+      ? spawnEntry('examples/server/src/main.ts', [], { env, cwd: REPO_ROOT }).child
+      : spawn(process.execPath, [`${REPO_ROOT}examples/server/dist/main.js`], { cwd: REPO_ROOT, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  live.add(child);
+  const identified = await identify(
+    'wallet server',
+    child,
+    (line) => {
+      if (!line.includes('"msg":"listening"')) return false;
+      try {
+        return (JSON.parse(line) as { url?: unknown }).url === url;
+      } catch {
+        return false;
+      }
+    },
+    options.timeoutMs ?? 60_000,
+  );
+  return handle('wallet server', child, url, identified);
+}
+
+/** The bare server, identified by its ready line carrying its own pid and the url we asked for. */
+export async function launchBare(env: Record<string, string>, port: number, timeoutMs = 60_000): Promise<ServerChild> {
+  const url = `http://127.0.0.1:${port}`;
+  const { child } = spawnEntry('test/bench/bare-server.ts', [], { env: { ...env, PORT: String(port) }, cwd: REPO_ROOT });
+  live.add(child);
+  const identified = await identify(
+    'bare server',
+    child,
+    (line) => {
+      try {
+        const ready = JSON.parse(line) as { msg?: unknown; pid?: unknown; url?: unknown };
+        return ready.msg === 'bare ready' && ready.pid === child.pid && ready.url === url;
+      } catch {
+        return false;
+      }
+    },
+    timeoutMs,
+  );
+  return handle('bare server', child, url, identified);
+}
+
+/** The process's resident set in MB, from /proc (Linux) or `ps` elsewhere; null when unreadable. */
+export function rssMb(pid: number): number | null {
+  try {
+    const kb = /VmRSS:\s+(\d+)\s+kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return kb === undefined ? null : Math.round((Number(kb) / 1024) * 10) / 10;
+  } catch {
+    return null;
+  }
+}
+
+/** Samples `pid`'s RSS every `everyMs` until stopped; returns the maximum seen. */
+export function sampleRss(pid: number, everyMs = 250): { stop(): number | null } {
+  let max: number | null = rssMb(pid);
+  const timer = setInterval(() => {
+    const now = rssMb(pid);
+    if (now !== null && (max === null || now > max)) max = now;
+  }, everyMs);
+  return {
+    stop() {
+      clearInterval(timer);
+      const now = rssMb(pid);
+      if (now !== null && (max === null || now > max)) max = now;
+      return max;
+    },
+  };
+}
