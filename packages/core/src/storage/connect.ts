@@ -4,6 +4,7 @@ import knexFactory, { type Knex } from 'knex';
 import { createJsonLogger, type Logger } from '../logger/index.js';
 import { BootError } from '../plugin/index.js';
 import { dialectFor, type Dialect, type DialectKind } from './dialect.js';
+import { cachePreparedStatements } from './statement-cache.js';
 
 export interface DatabaseTarget {
   kind: DialectKind;
@@ -43,13 +44,13 @@ export function parseDatabaseUrl(databaseUrl: string, poolMax = 10, logger: Logg
         pool: {
           min: 1,
           max: 1,
-          afterCreate(conn: { pragma(sql: string): unknown }, done: (err: Error | null, conn: unknown) => void) {
+          afterCreate(conn: { pragma(sql: string): unknown; prepare(sql: string): unknown }, done: (err: Error | null, conn: unknown) => void) {
             try {
               conn.pragma('journal_mode = WAL');
               conn.pragma('busy_timeout = 5000');
               conn.pragma('foreign_keys = ON');
               conn.pragma('synchronous = NORMAL');
-              done(null, conn);
+              done(null, cachePreparedStatements(conn));
             } catch (err) {
               done(err as Error, conn);
             }
