@@ -23,6 +23,9 @@ export function requireDaemon(binary: string, context: Mocha.Context): void {
 }
 
 /** Starts a daemon, trying again (new ports, new directory) when it exits early, e.g. on a port taken in between. */
+/** monero-wallet-rpc's answers when its own request to the daemon failed, before it did anything. */
+const WALLET_DAEMON_HICCUP = /Failed to get earliest fork height|no connection to daemon|daemon is busy/i;
+
 async function withRetries(start: () => Promise<Daemon>): Promise<Daemon> {
   for (let attempt = 1; ; attempt += 1) {
     try {
@@ -110,10 +113,18 @@ export function startMoneroWallet(monerod: Daemon): Promise<Daemon> {
     ]);
     const rpcUrl = `http://127.0.0.1:${rpcPort}`;
     const rpc = async (method: string, params: unknown) => {
-      const response = await fetch(`${rpcUrl}/json_rpc`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: '0', method, params }) });
-      const body = (await response.json()) as { result?: unknown; error?: { message: string } };
-      if (body.error) throw new Error(`monero-wallet-rpc ${method}: ${body.error.message}`);
-      return body.result;
+      for (let attempt = 1; ; attempt++) {
+        const response = await fetch(`${rpcUrl}/json_rpc`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: '0', method, params }) });
+        const body = (await response.json()) as { result?: unknown; error?: { message: string } };
+        if (!body.error) return body.result;
+        // The wallet's own query to a busy daemon timed out (seen under a loaded full test run):
+        // nothing was created or sent, so the call is asked again.
+        if (attempt < 5 && WALLET_DAEMON_HICCUP.test(body.error.message)) {
+          await new Promise((resolve) => setTimeout(resolve, 1_000));
+          continue;
+        }
+        throw new Error(`monero-wallet-rpc ${method}: ${body.error.message}`);
+      }
     };
     await waitFor(async () => (await rpc('get_version', {})) !== undefined, 'monero-wallet-rpc', child, log).catch(async (err: unknown) => {
       await stopChild(child, dir);
