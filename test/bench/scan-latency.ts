@@ -22,7 +22,7 @@
  * errors (a non-2xx /health, a failed or inconsistent scan), not on FAIL.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { availableParallelism, cpus, loadavg } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { monitorEventLoopDelay, performance, type IntervalHistogram } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
@@ -30,7 +30,7 @@ import { Worker } from 'node:worker_threads';
 import { hexToBytes } from '@noble/hashes/utils.js';
 import autocannon from 'autocannon';
 import { createJsonLogger, createWalletBackend } from '@wallet/backend-core';
-import { GrinScanPool } from '../../packages/core/src/chains/grin/index.js';
+import { defaultScanPoolSize, GrinScanPool } from '../../packages/core/src/chains/grin/index.js';
 import { settingsSchema } from '../../packages/core/src/config/schema.js';
 import { FAKE_GRIN_SECRET, type FakeChainOutput } from '../fakes/grin-node.js';
 import { DIALECTS, freshDatabaseUrl, TEST_PUBLIC_API_URL, TEST_SECRETS, type DialectName } from '../harness/backend.js';
@@ -272,7 +272,7 @@ async function startNode(outputs: FakeChainOutput[]): Promise<{ url: string; clo
 /** The scanner alone (no HTTP): the server's pool (`new GrinScanPool()`), or a pool of one worker. */
 async function scannerRate(size: number | undefined, set: ScanOutputSet, pageSize: number, seconds: number, errors: string[]): Promise<ScannerFigures> {
   const pool = size === undefined ? new GrinScanPool() : new GrinScanPool(size);
-  const workers = size ?? Math.max(1, Math.min(availableParallelism(), 4));
+  const workers = size ?? defaultScanPoolSize();
   const rewindHash = hexToBytes(set.rewindHash);
   const pages: FakeChainOutput[][] = [];
   for (let start = 0; start < set.outputs.length; start += pageSize) pages.push(set.outputs.slice(start, start + pageSize));
