@@ -101,7 +101,9 @@ export interface WalletLaunch {
  */
 export async function launchWallet(options: WalletLaunch): Promise<ServerChild> {
   const url = `http://127.0.0.1:${options.port}`;
-  const env = { ...options.env, PORT: String(options.port), HOST: '127.0.0.1' };
+  // BENCH_WALLET_NODE_OPTIONS: V8/Node flags for the wallet only (a memory experiment, say).
+  const nodeOptions: Record<string, string> = process.env.BENCH_WALLET_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_WALLET_NODE_OPTIONS } : {};
+  const env = { ...options.env, ...nodeOptions, PORT: String(options.port), HOST: '127.0.0.1' };
   const child =
     options.entry === 'source'
       ? spawnEntry('examples/server/src/main.ts', [], { env, cwd: REPO_ROOT }).child

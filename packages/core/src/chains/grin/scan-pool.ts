@@ -3,6 +3,8 @@ import { Worker } from 'node:worker_threads';
 import { scanGrinOutputs, type ChainOutput, type ScannedOutput } from '../../crypto/index.js';
 
 export interface GrinScanner {
+  /** How many pages it scans at once (its workers). */
+  readonly parallelism: number;
   scan(rewindHash: Uint8Array, outputs: readonly ChainOutput[], coinbaseMaturity: number): Promise<{ outputs: ScannedOutput[]; total: bigint }>;
   close(): Promise<void>;
 }
@@ -61,6 +63,10 @@ export class GrinScanPool implements GrinScanner {
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
   private closed = false;
+
+  get parallelism(): number {
+    return this.slots.length;
+  }
 
   constructor(
     size = defaultScanPoolSize(),
@@ -157,6 +163,7 @@ export class GrinScanPool implements GrinScanner {
 
 /** The scan on the calling thread (tests, and hosts that opt out of threads). */
 export const inlineGrinScanner: GrinScanner = {
+  parallelism: 1,
   scan: async (rewindHash, outputs, coinbaseMaturity) => scanGrinOutputs(rewindHash, outputs, coinbaseMaturity),
   close: async () => undefined,
 };

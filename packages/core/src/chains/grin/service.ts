@@ -2,6 +2,7 @@ import { parseRewindHash, type ChainOutput } from '../../crypto/index.js';
 import { chainErrors } from '../errors.js';
 import type { ChainNetwork } from '../network.js';
 import { GrinNodeRefusal, type GrinNodeClient } from './node-client.js';
+import { ScanGate } from './scan-gate.js';
 import { inlineGrinScanner, type GrinScanner } from './scan-pool.js';
 
 /** Blocks before a coinbase output can be spent: 1440 on mainnet and testnet, 3 on AutomatedTesting (regtest). */
@@ -15,13 +16,18 @@ export function coinbaseMaturityOf(network: ChainNetwork): number {
  * the request.
  */
 export class GrinChainService {
+  /** One page more than the scanner runs at once: the next page is read while the others are scanned. */
+  private readonly gate: ScanGate;
+
   constructor(
     private readonly node: GrinNodeClient,
     private readonly network: ChainNetwork,
     private readonly pageSize: number,
     /** Where the rewinds run: the worker pool in a backend, the calling thread by default. */
     private readonly scanner: GrinScanner = inlineGrinScanner,
-  ) {}
+  ) {
+    this.gate = new ScanGate(scanner.parallelism + 1);
+  }
 
   async height(): Promise<{ height: number }> {
     try {
@@ -32,7 +38,11 @@ export class GrinChainService {
     }
   }
 
-  async scan(request: { rewind_hash: string; start_index: number; max?: number | undefined }) {
+  scan(request: { rewind_hash: string; start_index: number; max?: number | undefined }) {
+    return this.gate.run(() => this.scanPage(request));
+  }
+
+  private async scanPage(request: { rewind_hash: string; start_index: number; max?: number | undefined }) {
     const rewindHash = parseRewindHash(request.rewind_hash)!;
     const max = Math.min(request.max ?? this.pageSize, this.pageSize);
     let page;
