@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { GrinChainService, type GrinNodeClient, type GrinScanner } from '../../../packages/core/src/chains/grin/index.js';
+import { GrinChainService, PAGES_PER_WORKER, type GrinNodeClient, type GrinScanner } from '../../../packages/core/src/chains/grin/index.js';
 import { ScanGate } from '../../../packages/core/src/chains/grin/scan-gate.js';
 
 function deferred<T = void>() {
@@ -39,7 +39,7 @@ describe('chains: Grin scan pages are read and scanned a few at a time', () => {
     expect(() => new ScanGate(0)).to.throw(/positive integer/);
   });
 
-  it("the service reads one page more than its scanner's parallelism at once, and no more", async () => {
+  it("the service reads PAGES_PER_WORKER pages per worker of its scanner at once, and no more", async () => {
     let reading = 0;
     let most = 0;
     const pages: Array<ReturnType<typeof deferred<void>>> = [];
@@ -56,9 +56,9 @@ describe('chains: Grin scan pages are read and scanned a few at a time', () => {
     } as unknown as GrinNodeClient;
     const scanner: GrinScanner = { parallelism: 2, scan: async () => ({ outputs: [], total: 0n }), close: async () => undefined };
     const service = new GrinChainService(node, 'mainnet', 1_000, scanner);
-    const scans = Array.from({ length: 8 }, () => service.scan({ rewind_hash: 'ab'.repeat(32), start_index: 1 }));
+    const scans = Array.from({ length: 40 }, () => service.scan({ rewind_hash: 'ab'.repeat(32), start_index: 1 }));
     await turn();
-    expect(pages).to.have.length(3);
+    expect(pages).to.have.length(2 * PAGES_PER_WORKER);
     let done = false;
     const all = Promise.all(scans).then(() => (done = true));
     while (!done) {
@@ -66,6 +66,6 @@ describe('chains: Grin scan pages are read and scanned a few at a time', () => {
       await turn();
     }
     await all;
-    expect(most).to.equal(3);
+    expect(most).to.equal(2 * PAGES_PER_WORKER);
   });
 });

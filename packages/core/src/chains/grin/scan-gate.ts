@@ -1,8 +1,8 @@
 /**
  * Lets at most `limit` scan pages be read and scanned at once; the rest wait their turn, in
  * order, holding nothing. A page is about 1.6 KB of JSON per output, read whole and parsed on
- * the event loop, so 64 wallets scanning 1,000-output pages at once held about 100 MB more than
- * a handful at a time would, and scanned no faster: the workers were the bottleneck.
+ * the event loop, so 64 wallets scanning 1,000-output pages at once held about 100 MB, and
+ * scanned no faster than a few at a time: the workers were the bottleneck.
  */
 export class ScanGate {
   private running = 0;
