@@ -55,6 +55,17 @@ describe('chains: the Grin scan on worker threads', () => {
     expect(await pool.scan(hexToBytes(batch.rewind_hash), page, batch.coinbase_maturity)).to.deep.equal(expected);
   });
 
+  it('scans the largest page (10,000 outputs) inside its heap bounds, as the calling thread does', async function () {
+    this.timeout(60_000);
+    pool = new GrinScanPool(1);
+    const batch = batches[0]!;
+    const outputs = chainOutputs(batch);
+    const page = Array.from({ length: Math.ceil(10_000 / outputs.length) }, () => outputs).flat().slice(0, 10_000);
+    const expected = await inlineGrinScanner.scan(hexToBytes(batch.rewind_hash), page, batch.coinbase_maturity);
+    expect(await pool.scan(hexToBytes(batch.rewind_hash), page, batch.coinbase_maturity)).to.deep.equal(expected);
+    expect(expected.outputs.length).to.be.greaterThan(0);
+  });
+
   it('sizes itself one worker per core but one (the event loop keeps a core), at least 1, at most 4', () => {
     expect([1, 2, 3, 4, 5, 8, 64].map((cores) => defaultScanPoolSize(cores))).to.deep.equal([1, 1, 2, 3, 4, 4, 4]);
   });

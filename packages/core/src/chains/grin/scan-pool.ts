@@ -46,9 +46,17 @@ const WORKER_URL = new URL(`./scan-worker${FROM_SOURCE ? '.ts' : '.js'}`, import
  * and in the mutation sandbox), then imports the TypeScript entry; built code needs none.
  */
 function newWorker(): Worker {
-  if (!FROM_SOURCE) return new Worker(WORKER_URL);
-  return new Worker(`import('tsx/esm/api').then((api) => { api.register(); return import(${JSON.stringify(WORKER_URL.href)}); });`, { eval: true });
+  if (!FROM_SOURCE) return new Worker(WORKER_URL, { resourceLimits: SCAN_WORKER_LIMITS });
+  return new Worker(`import('tsx/esm/api').then((api) => { api.register(); return import(${JSON.stringify(WORKER_URL.href)}); });`, { eval: true, resourceLimits: SCAN_WORKER_LIMITS });
 }
+
+/**
+ * A worker's heap, bounded: left to V8's defaults it grew to the size of a whole process under
+ * a stream of pages. A 10,000-output page (the largest) needs about 16 MB of input and a few MB
+ * of work; past the bound the worker stops and fails only its own jobs (a 500 the wallet
+ * retries), like any worker that dies.
+ */
+export const SCAN_WORKER_LIMITS = { maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: 96 } as const;
 
 /**
  * Runs the view-only scan on worker threads (defaultScanPoolSize, started on first use and
