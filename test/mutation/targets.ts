@@ -25,6 +25,8 @@ const ERASURE_SPECS = ['export-plugins', 'export', 'flow', 'integrity', 'refusal
 
 export const TARGETS: readonly Target[] = [
   // A file named before its folder's glob takes these specs instead (the first match wins).
+  { mutate: 'packages/core/src/http/route-table.ts', spec: ['test/core/http/route-table.test.ts'] },
+  { mutate: 'packages/core/src/directory/nip05-cache.ts', spec: ['test/core/directory/nip05-cache.test.ts'] },
   { mutate: 'packages/core/src/crypto/integrity.ts', spec: ['test/core/crypto/*.test.ts', 'test/core/admin/*.test.ts'] },
   { mutate: 'packages/core/src/auth/routes.ts', spec: [...SESSION_SPECS, ...OPENAPI_SPECS] },
   { mutate: 'packages/core/src/auth/schemas.ts', spec: [...SESSION_SPECS, ...OPENAPI_SPECS] },

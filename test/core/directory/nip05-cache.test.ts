@@ -49,6 +49,20 @@ describe('NIP-05 cache (unit)', () => {
     expect(loads).to.equal(3);
   });
 
+  it('forgets again when the writing transaction rolls back, and takes a transaction without a completion promise', async () => {
+    const cache = new Nip05Cache(() => 30_000, clock);
+    let rollback!: (err: Error) => void;
+    const transaction = { isTransaction: true, executionPromise: new Promise<void>((_resolve, reject) => (rollback = reject)) };
+    cache.forget(transaction as never);
+    expect(await cache.lookup('alice', loader(doc('alice', 'during')))).to.deep.equal(doc('alice', 'during'));
+    rollback(new Error('rolled back'));
+    await transaction.executionPromise.catch(() => undefined);
+    await Promise.resolve();
+    expect(await cache.lookup('alice', loader(doc('alice', 'after')))).to.deep.equal(doc('alice', 'after'));
+    expect(() => cache.forget({ isTransaction: true } as never)).to.not.throw();
+    expect(loads).to.equal(2);
+  });
+
   it('a lookup that was reading while a forget happened does not store what it read', async () => {
     const cache = new Nip05Cache(() => 30_000, clock);
     let release!: (value: Nip05Document) => void;

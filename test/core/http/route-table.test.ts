@@ -79,6 +79,23 @@ describe('route table: picks what @koa/router picks', () => {
     expect(routerPick(router, 'GET', '/mixed/case')!.layer.path).to.equal('/Mixed/Case');
   });
 
+  it('an upper-case segment is the router\'s even where a later pattern would take it (the router may match an earlier literal)', () => {
+    const router = routerOf([
+      ['GET', '/u/keys/x'],
+      ['GET', '/u/{id}/x'],
+      ['GET', '/g/v{n}'],
+    ]);
+    const table = tableOf(router);
+    expect(routerPick(router, 'GET', '/u/KEYS/x')!.layer.path).to.equal('/u/keys/x');
+    expect(table.find('GET', '/u/KEYS/x')).to.equal(undefined);
+    expect(table.find('GET', '/u/keys/x')!.handler.path).to.equal('/u/keys/x');
+    expect(table.find('GET', '/u/other/x')!.params).to.deep.equal({ id: 'other' });
+    // A parameter inside a segment is not a parameter of the whole segment.
+    expect(routerPick(router, 'GET', '/g/w1')).to.equal(undefined);
+    expect(table.find('GET', '/g/w1')).to.equal(undefined);
+    expect(table.find('GET', '/g/v1')).to.equal(undefined);
+  });
+
   it('decodes parameters as the router does, a malformed escape left as it is', () => {
     const router = routerOf([['GET', '/u/{name}/keys']]);
     const table = tableOf(router);
