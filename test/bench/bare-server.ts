@@ -26,11 +26,11 @@ import {
   parseRewindHash,
   randomHex,
   recoverMessageSigner,
-  type ChainOutput,
 } from '../../packages/core/src/crypto/index.js';
 import { normaliseKey, type ReceivingKey, type SubmittedKey } from '../../packages/core/src/directory/key-forms.js';
-import { GrinScanPool } from '../../packages/core/src/chains/grin/scan-pool.js';
+import { GrinChainService, GrinNodeClient, GrinScanPool } from '../../packages/core/src/chains/grin/index.js';
 import { extensionLoginMessage, SIGNED_TIMESTAMP_SKEW_SEC } from '../../packages/core/src/identity/messages.js';
+import { toRelayEntry, type StoredRelayEntry } from '../../packages/grin-relay/src/entry.js';
 import { isWellFormedSlatepack } from '../../packages/grin-relay/src/slatepack.js';
 
 const env = (name: string): string => {
@@ -64,7 +64,6 @@ const knex = knexFactory(
 );
 const time = (date: Date): Date | string => (sqlite ? date.toISOString() : date);
 const readTime = (value: unknown): Date => (value instanceof Date ? value : new Date(value as string));
-const iso = (value: unknown): string | null => (value === null || value === undefined ? null : readTime(value).toISOString());
 
 const SERVICE = env('PUBLIC_API_URL');
 const JWT_KEY = new TextEncoder().encode(env('JWT_SECRET'));
@@ -352,67 +351,29 @@ async function relayCreate(ctx: Koa.Context, body: Record<string, unknown>) {
       })
       .onConflict(['slate_id'])
       .ignore()
-      .returning('*')) as Array<Record<string, unknown>>;
+      .returning('*')) as unknown[];
     const row = rows[0];
     if (row === undefined) throw new Refused(409, 'relay_slate_exists');
-    return {
-      slate_id: row.slate_id,
-      sender_user_id: row.sender_user_id,
-      recipient_user_id: row.recipient_user_id,
-      amount_nanogrin: row.amount_nanogrin,
-      status: row.status,
-      slatepack: row.slatepack,
-      response_slatepack: row.response_slatepack,
-      tx_hash: row.tx_hash,
-      created_at: iso(row.created_at),
-      updated_at: iso(row.updated_at),
-      expires_at: iso(row.expires_at),
-    };
+    return toRelayEntry(row as unknown as StoredRelayEntry);
   });
 }
 
 // --- the Grin scan (chains/grin/service.ts, node-client.ts, scan-pool.ts) ---
 
 const grinNodeUrl = process.env.GRIN_NODE_URL;
-const grinAuth = process.env.GRIN_NODE_API_SECRET ? `Basic ${Buffer.from(`grin:${process.env.GRIN_NODE_API_SECRET}`).toString('base64')}` : undefined;
-const grinPageSize = Number(process.env.GRIN_SCAN_PAGE_SIZE ?? 1_000);
 const scanPool = new GrinScanPool();
-let rpcId = 1;
-
-interface NodePage {
-  highest_index: number;
-  last_retrieved_index: number;
-  outputs: Array<{ output_type: string; commit: string; proof: string | null; block_height: number | null; mmr_index: number }>;
-}
+// The wallet's own Grin service (node client, scan gate, worker pool): the page read and the scan are the work being compared.
+const grinService =
+  grinNodeUrl === undefined
+    ? null
+    : new GrinChainService(new GrinNodeClient({ url: grinNodeUrl, apiSecret: process.env.GRIN_NODE_API_SECRET || undefined, timeoutMs: 10_000 }), 'mainnet', Number(process.env.GRIN_SCAN_PAGE_SIZE ?? 1_000), scanPool);
 
 async function grinScan(ctx: Koa.Context, body: Record<string, unknown>) {
   await authenticate(ctx);
-  if (grinNodeUrl === undefined) throw new Refused(400, 'chain_disabled');
-  const rewindHash = typeof body.rewind_hash === 'string' ? parseRewindHash(body.rewind_hash) : null;
+  if (grinService === null) throw new Refused(400, 'chain_disabled');
   const start = body.start_index ?? 1;
-  if (rewindHash === null || typeof start !== 'number') throw new Refused(400, 'invalid_request');
-  const max = Math.min(typeof body.max === 'number' ? body.max : grinPageSize, grinPageSize);
-  const response = await fetch(`${grinNodeUrl.replace(/\/+$/, '')}/v2/foreign`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...(grinAuth ? { authorization: grinAuth } : {}) },
-    body: JSON.stringify({ jsonrpc: '2.0', id: rpcId++, method: 'get_unspent_outputs', params: [start, null, max, true] }),
-    signal: AbortSignal.timeout(10_000),
-  });
-  if (response.status !== 200) throw new Refused(503, 'grin_node_unavailable');
-  const page = (JSON.parse(await response.text()) as { result: { Ok: NodePage } }).result.Ok;
-  const outputs: ChainOutput[] = page.outputs.flatMap((output) =>
-    typeof output?.proof === 'string' && typeof output.commit === 'string'
-      ? [{ commit: output.commit, proof: output.proof, is_coinbase: output.output_type === 'Coinbase', height: output.block_height ?? 0, mmr_index: output.mmr_index }]
-      : [],
-  );
-  const result = await scanPool.scan(rewindHash, outputs, 1_440);
-  return {
-    outputs: result.outputs.map((output) => ({ ...output, value: output.value.toString() })),
-    balance: result.total.toString(),
-    next_index: page.last_retrieved_index + 1,
-    highest_index: page.highest_index,
-    complete: page.last_retrieved_index >= page.highest_index,
-  };
+  if (typeof body.rewind_hash !== 'string' || parseRewindHash(body.rewind_hash) === null || typeof start !== 'number') throw new Refused(400, 'invalid_request');
+  return grinService.scan({ rewind_hash: body.rewind_hash, start_index: start, max: typeof body.max === 'number' ? body.max : undefined });
 }
 
 // --- HTTP ---

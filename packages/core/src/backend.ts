@@ -301,8 +301,8 @@ export async function createWalletBackend(config: WalletBackendConfig): Promise<
   };
   const router = new Router();
   const served = routeRegistry.routes.map((route) => ({ method: route.method, path: fullPath(route), handler: routeHandler(route, kit), route }));
-  for (const { route, handler } of served) {
-    router.register(toRouterPath(fullPath(route)), [route.method], routeMiddleware(route, kit, handler));
+  for (const { route, path, handler } of served) {
+    router.register(toRouterPath(path), [route.method], routeMiddleware(route, kit, handler));
   }
   const app = new Koa({ proxy: false });
   app.silent = true;
