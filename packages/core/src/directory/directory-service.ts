@@ -7,8 +7,6 @@ import { normaliseKey } from './key-forms.js';
 import { keyRegistrationMessage, type RegisterKeyRequest } from './key-proof.js';
 import type { KeyRepository, UserKeyInfo } from './key-repo.js';
 import type { Nip05Cache, Nip05Document } from './nip05-cache.js';
-
-export type { Nip05Document };
 import { receivingKey } from './receiving-keys.js';
 import { normaliseUsername } from './usernames.js';
 

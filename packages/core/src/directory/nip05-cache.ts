@@ -9,7 +9,7 @@ export interface Nip05Document {
 }
 
 /** Names held at most; past it the oldest entry makes room (unknown names are cached too, so lookups of random names cannot grow it). */
-export const NIP05_CACHE_MAX_NAMES = 10_000;
+const NIP05_CACHE_MAX_NAMES = 10_000;
 
 /**
  * NIP-05 documents kept in this process for `NIP05_CACHE_TTL_SEC` (NIP-05 is the most-hit

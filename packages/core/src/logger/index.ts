@@ -123,7 +123,7 @@ let exitHooked = false;
 /** Pending lines are written once they reach this size… */
 const FLUSH_BYTES = 16 * 1024;
 /** …or this long after the first of them, whichever comes first. */
-export const STDOUT_FLUSH_DELAY_MS = 100;
+const STDOUT_FLUSH_DELAY_MS = 100;
 
 function flushStdout(): void {
   if (flushTimer !== undefined) {

@@ -2,4 +2,4 @@ export { GrinNodeClient, GrinNodeRefusal, type GrinNodeOptions, type NodeOutput,
 export { GrinChainService, coinbaseMaturityOf, PAGES_PER_WORKER } from './service.js';
 export { grinRoutes } from './routes.js';
 export { GrinReader } from './reader.js';
-export { GrinScanPool, inlineGrinScanner, defaultScanPoolSize, SCAN_WORKER_IDLE_MS, type GrinScanner } from './scan-pool.js';
+export { GrinScanPool, inlineGrinScanner, defaultScanPoolSize, type GrinScanner } from './scan-pool.js';

@@ -41,6 +41,14 @@ const FROM_SOURCE = import.meta.url.endsWith('.ts');
 const WORKER_URL = new URL(`./scan-worker${FROM_SOURCE ? '.ts' : '.js'}`, import.meta.url);
 
 /**
+ * A worker's heap, bounded: left to V8's defaults it grew to the size of a whole process under
+ * a stream of pages. A 10,000-output page (the largest) needs about 16 MB of input and a few MB
+ * of work; past the bound the worker stops and fails only its own jobs (a 500 the wallet
+ * retries), like any worker that dies.
+ */
+const SCAN_WORKER_LIMITS = { maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: 96 } as const;
+
+/**
  * A worker thread does not inherit the parent's module hooks, so from source (tests, `tsx`) the
  * worker first registers tsx's loader (resolved from the working directory, the checkout in tests
  * and in the mutation sandbox), then imports the TypeScript entry; built code needs none.
@@ -49,14 +57,6 @@ function newWorker(): Worker {
   if (!FROM_SOURCE) return new Worker(WORKER_URL, { resourceLimits: SCAN_WORKER_LIMITS });
   return new Worker(`import('tsx/esm/api').then((api) => { api.register(); return import(${JSON.stringify(WORKER_URL.href)}); });`, { eval: true, resourceLimits: SCAN_WORKER_LIMITS });
 }
-
-/**
- * A worker's heap, bounded: left to V8's defaults it grew to the size of a whole process under
- * a stream of pages. A 10,000-output page (the largest) needs about 16 MB of input and a few MB
- * of work; past the bound the worker stops and fails only its own jobs (a 500 the wallet
- * retries), like any worker that dies.
- */
-export const SCAN_WORKER_LIMITS = { maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: 96 } as const;
 
 /**
  * Runs the view-only scan on worker threads (defaultScanPoolSize, started on first use and
