@@ -17,12 +17,16 @@ export function coinbaseMaturityOf(network: ChainNetwork): number {
  */
 /** Scan pages read or scanned at once, per worker of the scanner. */
 export const PAGES_PER_WORKER = 8;
+/** Outputs read or scanned at once, per worker of the scanner: two full pages' worth. */
+export const FULL_PAGES_PER_WORKER = 2;
 
 export class GrinChainService {
   /**
-   * Eight pages per scanning worker at once: enough to keep the workers busy while pages come
-   * from the node (small pages are bound by the round trips), few enough that a crowd of
-   * wallets cannot hold a page each in memory (about 1.6 MB per 1,000 outputs).
+   * Per scanning worker, at most eight pages and two full pages' worth of outputs at once: one
+   * being scanned while the next is read keeps a worker busy with full pages, small pages (bound
+   * by round trips to the node) still run several at a time, and a crowd of wallets cannot
+   * hold a page each in memory (about 1.6 MB of JSON per 1,000 outputs, several times that once
+   * parsed).
    */
   private readonly gate: ScanGate;
 
@@ -33,7 +37,7 @@ export class GrinChainService {
     /** Where the rewinds run: the worker pool in a backend, the calling thread by default. */
     private readonly scanner: GrinScanner = inlineGrinScanner,
   ) {
-    this.gate = new ScanGate(PAGES_PER_WORKER * scanner.parallelism);
+    this.gate = new ScanGate(PAGES_PER_WORKER * scanner.parallelism, FULL_PAGES_PER_WORKER * pageSize * scanner.parallelism);
   }
 
   async height(): Promise<{ height: number }> {
@@ -46,15 +50,15 @@ export class GrinChainService {
   }
 
   scan(request: { rewind_hash: string; start_index: number; max?: number | undefined }) {
-    return this.gate.run(() => this.scanPage(request));
+    const max = Math.min(request.max ?? this.pageSize, this.pageSize);
+    return this.gate.run(max, () => this.scanPage(request.rewind_hash, request.start_index, max));
   }
 
-  private async scanPage(request: { rewind_hash: string; start_index: number; max?: number | undefined }) {
-    const rewindHash = parseRewindHash(request.rewind_hash)!;
-    const max = Math.min(request.max ?? this.pageSize, this.pageSize);
+  private async scanPage(rewindHashHex: string, startIndex: number, max: number) {
+    const rewindHash = parseRewindHash(rewindHashHex)!;
     let page;
     try {
-      page = await this.node.unspentOutputs(request.start_index, max);
+      page = await this.node.unspentOutputs(startIndex, max);
     } catch (err) {
       if (err instanceof GrinNodeRefusal) throw chainErrors.create.grin_node_unavailable();
       throw err;
