@@ -82,4 +82,5 @@ HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
 # Node runs as PID 1 and handles SIGTERM itself: it drains requests, stops the scheduler and
 # exits 0 (give it `stop_grace_period: 30s`). It starts no child processes to reap.
 STOPSIGNAL SIGTERM
-CMD ["node", "examples/server/dist/main.js"]
+# The heap flags are the ones `npm run start:prod` uses (docs/operators.md, "Memory").
+CMD ["node", "--max-old-space-size=256", "--max-semi-space-size=8", "examples/server/dist/main.js"]

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { createTestBackend, REPO_ROOT } from '../harness/index.js';
+import { createTestBackend, REPO_ROOT, serverNodeFlags } from '../harness/index.js';
 
 /**
  * The deployment artifacts (Dockerfile, .dockerignore, compose.yaml, the systemd unit) are
@@ -103,7 +103,7 @@ describe('Dockerfile (linted; the image is not built here: no Docker engine)', (
     expect(users[0]).to.not.match(/^(root|0)(:|$)/);
     expect(all(runtime, 'ENV').join(' ')).to.match(/NODE_ENV=production/).and.match(/HOST=0\.0\.0\.0/);
     expect(all(runtime, 'EXPOSE')).to.deep.equal(['8080']);
-    expect(JSON.parse(all(runtime, 'CMD')[0]!)).to.deep.equal(['node', 'examples/server/dist/main.js']);
+    expect(JSON.parse(all(runtime, 'CMD')[0]!), 'the Node flags of start:prod').to.deep.equal(['node', ...serverNodeFlags(), 'examples/server/dist/main.js']);
   });
 
   it('HEALTHCHECK probes readiness with node (no curl in the slim image), and the command works', async function () {
@@ -182,7 +182,7 @@ describe('systemd unit (deploy/wallet-backend.service)', () => {
     for (const line of [
       'User=wallet-backend',
       'EnvironmentFile=/etc/wallet-backend/wallet.env',
-      'ExecStart=/usr/bin/node /opt/wallet-backend/examples/server/dist/main.js',
+      `ExecStart=/usr/bin/node ${serverNodeFlags().join(' ')} /opt/wallet-backend/examples/server/dist/main.js`,
       'Restart=on-failure',
       'KillSignal=SIGTERM',
       'NoNewPrivileges=yes',

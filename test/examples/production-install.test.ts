@@ -3,7 +3,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync,
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { expect } from 'chai';
-import { eachDialect, freePort, freshDatabaseUrl, REPO_ROOT, TestClient, TEST_SECRETS } from '../harness/index.js';
+import { eachDialect, freePort, freshDatabaseUrl, REPO_ROOT, serverNodeFlags, TestClient, TEST_SECRETS } from '../harness/index.js';
 
 /**
  * The production install path (docs/operators.md, "Production install"): build with the dev
@@ -53,6 +53,9 @@ async function serveAndProbe(command: string, args: string[], cwd: string, env: 
   const server = run(command, args, cwd, { ...PRODUCTION_ENV, HOST: '127.0.0.1', PORT: String(port), ...env });
   try {
     await waitForLine(server, '"msg":"listening"');
+    const listening = JSON.parse(server.output().split('\n').find((line) => line.includes('"msg":"listening"'))!) as { heap_limit_mb: number };
+    // The flags of start:prod took effect: 256 MB of old space and 3 × 8 MB of young space.
+    expect(listening.heap_limit_mb, 'the heap bounded by the flags of start:prod (several GB without)').to.be.within(256, 300);
     const client = new TestClient(`http://127.0.0.1:${port}`);
     expect((await client.get('/api/v1/health')).body).to.deep.equal({ status: 'ok' });
     const ready = await client.get('/api/v1/health/ready');
@@ -70,11 +73,12 @@ describe('production install: the scripts', () => {
   const scripts = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')).scripts as Record<string, string>;
 
   it('start:prod and cli:prod run the built output without compiling; prepare is the guarded build; start still builds', () => {
-    expect(scripts['start:prod']).to.equal('node examples/server/dist/main.js');
+    expect(scripts['start:prod']).to.equal('node --max-old-space-size=256 --max-semi-space-size=8 examples/server/dist/main.js');
     expect(scripts['cli:prod']).to.equal('node examples/cli/dist/main.js');
     expect(scripts.prepare).to.equal('node scripts/prepare.mjs');
     expect(scripts.build).to.equal('tsc -b');
-    expect(scripts.start).to.match(/^tsc -b && node examples\/server\/dist\/main\.js$/);
+    expect(scripts.start, 'start runs what start:prod runs, after a build').to.equal(`tsc -b && ${scripts['start:prod']}`);
+    expect(serverNodeFlags()).to.deep.equal(['--max-old-space-size=256', '--max-semi-space-size=8']);
   });
 
   describe('scripts/prepare.mjs without the dev dependencies', () => {
@@ -107,7 +111,7 @@ describe('production install: the scripts', () => {
   });
 });
 
-eachDialect('production install: the built server (node examples/server/dist/main.js)', (dialect) => {
+eachDialect('production install: the built server (node, the flags of start:prod, examples/server/dist/main.js)', (dialect) => {
   let dataDir: string;
   before(function () {
     // The build stage. Up to date, it takes a few seconds.
@@ -122,7 +126,7 @@ eachDialect('production install: the built server (node examples/server/dist/mai
 
   it('starts with NODE_ENV=production and the required secrets, is live and ready, stops on SIGTERM with 0', async function () {
     this.timeout(60_000);
-    await serveAndProbe(process.execPath, ['examples/server/dist/main.js'], REPO_ROOT, { DATA_DIR: dataDir, DATABASE_URL: await freshDatabaseUrl(dialect) });
+    await serveAndProbe(process.execPath, [...serverNodeFlags(), 'examples/server/dist/main.js'], REPO_ROOT, { DATA_DIR: dataDir, DATABASE_URL: await freshDatabaseUrl(dialect) });
   });
 });
 

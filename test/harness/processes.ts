@@ -1,9 +1,22 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer, type AddressInfo } from 'node:net';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/**
+ * The Node flags the reference server runs with in production: those of `npm run start:prod`
+ * (package.json is their one place; the tests hold `start`, the systemd unit and the Dockerfile
+ * to them, and the bench launches the server with them).
+ */
+export function serverNodeFlags(): string[] {
+  const script = (JSON.parse(readFileSync(`${REPO_ROOT}package.json`, 'utf8')) as { scripts: Record<string, string> }).scripts['start:prod'] ?? '';
+  const match = /^node((?: --[a-z-]+=\d+)*) examples\/server\/dist\/main\.js$/.exec(script);
+  if (match === null) throw new Error(`package.json start:prod is not "node [--flag=N ...] examples/server/dist/main.js": ${script}`);
+  return match[1]!.split(' ').filter(Boolean);
+}
 
 /** A loopback port the OS just handed out as free (a fixed random range collides with ephemeral ports). */
 export async function freePort(): Promise<number> {
@@ -31,8 +44,8 @@ export interface Spawned {
  * Runs one of the repository's TypeScript entry points as a real process, from source (tsx and
  * the `source` condition, as the test run itself does), in `cwd` with exactly `env` added to PATH.
  */
-export function spawnEntry(entry: string, args: string[], options: { env: Record<string, string>; cwd: string }): Spawned {
-  const child = spawn(process.execPath, ['--import', TSX_LOADER, '--conditions=wallet-source', REPO_ROOT + entry, ...args], {
+export function spawnEntry(entry: string, args: string[], options: { env: Record<string, string>; cwd: string; nodeFlags?: readonly string[] }): Spawned {
+  const child = spawn(process.execPath, [...(options.nodeFlags ?? []), '--import', TSX_LOADER, '--conditions=wallet-source', REPO_ROOT + entry, ...args], {
     cwd: options.cwd,
     env: { PATH: process.env.PATH ?? '', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { getHeapStatistics } from 'node:v8';
 import cors from '@koa/cors';
 import { BootError, createJsonLogger, type Logger, type WalletBackend } from '@wallet/backend-core';
 import { bootBackend } from './boot.js';
@@ -137,6 +138,8 @@ export async function startServer(env: Env, options: StartServerOptions = {}): P
       database: backend.db.dialect.kind,
       version: SERVER_VERSION,
       node: process.version,
+      // What V8 may grow the heap to: about 280 with the flags of `npm run start:prod`, several GB without.
+      heap_limit_mb: Math.round(getHeapStatistics().heap_size_limit / 1_048_576),
       ...(config.cors ? { cors_origins: config.cors.origins } : {}),
       ...(metricsUrl ? { metrics: metricsUrl } : {}),
     });

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { freePort, REPO_ROOT, spawnEntry } from '../../harness/processes.js';
+import { freePort, REPO_ROOT, serverNodeFlags, spawnEntry } from '../../harness/processes.js';
 
 /** A server process the bench started and identified by its own ready line. */
 export interface ServerChild {
@@ -101,13 +101,15 @@ export interface WalletLaunch {
  */
 export async function launchWallet(options: WalletLaunch): Promise<ServerChild> {
   const url = `http://127.0.0.1:${options.port}`;
-  // BENCH_WALLET_NODE_OPTIONS: V8/Node flags for the wallet only (a memory experiment, say).
+  // The server runs as `npm run start:prod` runs it (its Node flags); BENCH_WALLET_FLAGS replaces
+  // those flags and BENCH_WALLET_NODE_OPTIONS adds NODE_OPTIONS (a memory experiment, say).
+  const flags = process.env.BENCH_WALLET_FLAGS !== undefined ? process.env.BENCH_WALLET_FLAGS.split(' ').filter(Boolean) : serverNodeFlags();
   const nodeOptions: Record<string, string> = process.env.BENCH_WALLET_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_WALLET_NODE_OPTIONS } : {};
   const env = { ...options.env, ...nodeOptions, PORT: String(options.port), HOST: '127.0.0.1' };
   const child =
     options.entry === 'source'
-      ? spawnEntry('examples/server/src/main.ts', [], { env, cwd: REPO_ROOT }).child
-      : spawn(process.execPath, [`${REPO_ROOT}examples/server/dist/main.js`], { cwd: REPO_ROOT, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+      ? spawnEntry('examples/server/src/main.ts', [], { env, cwd: REPO_ROOT, nodeFlags: flags }).child
+      : spawn(process.execPath, [...flags, `${REPO_ROOT}examples/server/dist/main.js`], { cwd: REPO_ROOT, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   live.add(child);
   const identified = await identify(
     'wallet server',
