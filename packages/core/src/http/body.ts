@@ -32,6 +32,14 @@ export function isClientAbort(err: unknown): boolean {
   return e?.code === 'ECONNRESET' && e.message === 'aborted';
 }
 
+/** The body of a request without one: zero bytes, so one shared buffer serves every such request. */
+export const NO_BODY = Buffer.alloc(0);
+
+/** Whether requests of this method carry a body to read (GET, HEAD and OPTIONS do not: their body is NO_BODY). */
+export function carriesBody(method: string): boolean {
+  return METHODS_WITH_BODY.has(method);
+}
+
 /**
  * Reads the raw request body, refusing more than `limitBytes` (413, and the connection is
  * closed after the answer) before buffering it all. A client that disconnects mid-body is
@@ -39,11 +47,8 @@ export function isClientAbort(err: unknown): boolean {
  * actions hash these exact bytes; a body parser mounted in front of it would consume the
  * stream (docs/embedding.md).
  */
-/** The body of a request without one: zero bytes, so one shared buffer serves every such request. */
-const NO_BODY = Buffer.alloc(0);
-
 export async function readRawBody(req: IncomingMessage, method: string, limitBytes: number): Promise<Buffer> {
-  if (!METHODS_WITH_BODY.has(method)) return NO_BODY;
+  if (!carriesBody(method)) return NO_BODY;
   const declared = req.headers['content-length'];
   if (declared !== undefined && Number(declared) > limitBytes) throw payloadTooLarge(req);
   if (req.readableEnded) {

@@ -3,7 +3,7 @@ import type { Clock } from '../clock/index.js';
 import { coreErrors } from '../errors/index.js';
 import type { Logger } from '../logger/index.js';
 import type { MetricsRecorder } from '../metrics/index.js';
-import { readRawBody, parseJsonBody } from './body.js';
+import { carriesBody, NO_BODY, parseJsonBody, readRawBody } from './body.js';
 import { boundaryState, requestBoundary, type BoundaryState } from './boundary.js';
 import type { ClientIpResolver } from './client-ip.js';
 import type { RateLimitStore } from './rate-limit.js';
@@ -87,11 +87,15 @@ export function routeHandler(route: AnyRoute, kit: RouteKit): RouteHandler {
     for (const [name, value] of staticHeaders) ctx.res.setHeader(name, value);
     const clientIp = kit.resolveClientIp(ctx.req.socket.remoteAddress, ctx.get('x-forwarded-for') || undefined);
     if (isRateLimited(route)) await enforceRateLimit(kit, clientIp);
-    const authorization = ctx.get('authorization') || undefined;
     const auth =
-      route.auth === 'bearer' ? await kit.authenticateBearer(authorization) : route.auth === 'admin' ? await kit.authenticateAdmin(authorization) : null;
+      route.auth === 'bearer'
+        ? await kit.authenticateBearer(ctx.get('authorization') || undefined)
+        : route.auth === 'admin'
+          ? await kit.authenticateAdmin(ctx.get('authorization') || undefined)
+          : null;
 
-    const rawBody = await readRawBody(ctx.req, ctx.method, limitBytes);
+    // Most requests (GET) carry no body: no wait for one.
+    const rawBody = carriesBody(ctx.method) ? await readRawBody(ctx.req, ctx.method, limitBytes) : NO_BODY;
     const kitChecks = route.neverRefuses !== true;
     // Without a schema a part is only checked (and the handler gets `{}`), so it is not copied first.
     const pathParams = (ctx as unknown as { params?: Record<string, string> }).params ?? {};

@@ -9,13 +9,24 @@ function segment(key: string): string {
   return JSON.stringify(key).slice(1, -1);
 }
 
+const NONE: readonly string[] = Object.freeze([]);
+
+/** A plain or null-prototype object without own enumerable keys (Koa's `ctx.query` has no prototype). */
+function isEmptyObject(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  for (const key in value) if (Object.hasOwn(value, key)) return false;
+  return true;
+}
+
 /**
  * Every place in `value` (strings and object keys, at any depth) that holds a NUL character.
  * Postgres text cannot store U+0000 (`invalid byte sequence … 0x00`), so no route may be handed
  * one; SQLite would store it, so refusing here keeps both dialects answering alike. Iterative:
  * a deeply nested body must not overflow the stack.
  */
-function nulPaths(part: Part, value: unknown): string[] {
+function nulPaths(part: Part, value: unknown): readonly string[] {
+  // Most parts are absent or empty (a GET has no body, most routes no query): nothing to walk.
+  if (value === undefined || isEmptyObject(value)) return NONE;
   const found: string[] = [];
   const stack: Array<[unknown, string]> = [[value, part]];
   while (stack.length > 0) {
@@ -70,7 +81,7 @@ function unsafeNumberPaths(part: Part, value: unknown): string[] {
  * query and path parameters so the range is also stated in the schema and the OpenAPI document.
  */
 export function parseInput(part: Part, schema: AnySchema | undefined, value: unknown, kitChecks = true): unknown {
-  const nul = kitChecks ? nulPaths(part, value) : [];
+  const nul = kitChecks ? nulPaths(part, value) : NONE;
   if (nul.length > 0) throw coreErrors.create.invalid_request({ details: nul.map((path) => ({ path, message: 'must not contain a NUL character' })) });
   if (schema === undefined) return part === 'body' ? undefined : {};
   const result = v.safeParse(schema, value, { abortEarly: false });
