@@ -27,6 +27,7 @@ import {
   randomHex,
   recoverMessageSigner,
 } from '../../packages/core/src/crypto/index.js';
+import { hmacKey } from '../../packages/core/src/auth/tokens.js';
 import { normaliseKey, type ReceivingKey, type SubmittedKey } from '../../packages/core/src/directory/key-forms.js';
 import { GrinChainService, GrinNodeClient, GrinScanPool } from '../../packages/core/src/chains/grin/index.js';
 import { extensionLoginMessage, SIGNED_TIMESTAMP_SKEW_SEC } from '../../packages/core/src/identity/messages.js';
@@ -66,7 +67,8 @@ const time = (date: Date): Date | string => (sqlite ? date.toISOString() : date)
 const readTime = (value: unknown): Date => (value instanceof Date ? value : new Date(value as string));
 
 const SERVICE = env('PUBLIC_API_URL');
-const JWT_KEY = new TextEncoder().encode(env('JWT_SECRET'));
+// Imported once, as core's TokenService does (auth/tokens.ts).
+const JWT_KEY = await hmacKey(env('JWT_SECRET'));
 const peppers = createPeppers(env('PEPPER_SECRET'), env('IP_HASH_SALT'));
 const ACCESS_TTL_SEC = 900;
 const REFRESH_TTL_SEC = 30 * 86_400;

@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { expect } from 'chai';
 import { decodeJwt, decodeProtectedHeader, SignJWT } from 'jose';
 import { ManualClock } from '@wallet/backend-core/testing';
@@ -30,6 +31,12 @@ describe('auth: user tokens', () => {
     expect(payload.iat).to.equal(nowSec());
     expect(payload.exp).to.equal(nowSec() + 900);
     expect(payload.jti).to.match(/^[0-9a-f]{32}$/);
+  });
+
+  it('signs with HMAC-SHA256 of the secret itself (known answer: node:crypto over header.payload)', async () => {
+    const token = await tokens.sign(CLAIMS);
+    const [header, payload, signature] = token.split('.') as [string, string, string];
+    expect(signature).to.equal(createHmac('sha256', TEST_SECRETS.jwtSecret).update(`${header}.${payload}`).digest('base64url'));
   });
 
   it('accepts a token forged with the same secret and well-formed claims (the control for the refusals below)', async () => {
