@@ -39,6 +39,8 @@ describe('bench smoke (npm run bench, CI-sized)', function () {
           expect(run!.ok2xx, what).to.be.greaterThan(0);
           expect(run!.requests, what).to.be.greaterThan(0);
           expect([run!.non2xx, run!.errors, run!.timeouts], what).to.deep.equal([0, 0, 0]);
+          // CPU per request from /proc (Linux): a number, not left null; ≥ 0 since /proc counts 10 ms ticks.
+          if (process.platform === 'linux') expect(run!.cpuUsPerRequest, what).to.be.a('number').and.at.least(0);
         }
       }
     }

@@ -18,9 +18,10 @@
  * returning-user bodies, each (pubkey_hash, timestamp) used once), Grin relay create (fresh
  * slate_id per request) and a Grin scan page (against a GrinNodeFake serving the scan vectors).
  *
- * Output: a table (median req/s and [min–max] per server, median p99, the wallet/bare ratio per
- * round and its median, PASS/FAIL against the targets; a FAIL does not change the exit code,
- * only errors do) and JSON with machine info, settings and every run's raw figures.
+ * Output: a table (median req/s and [min–max] per server, median p99, the median CPU each
+ * server process spent per request (from /proc), the wallet/bare ratio per round and its median,
+ * PASS/FAIL against the targets; a FAIL does not change the exit code, only errors do) and JSON
+ * with machine info, settings and every run's raw figures.
  *
  *   npm run bench                                   # builds (tsc -b), runs examples/server/dist
  *   BENCH_ROUNDS=1 BENCH_DURATION_SEC=2 npm run bench
@@ -35,6 +36,9 @@
  *                        user-keys, refresh, extension, relay-create, grin-scan)
  *   BENCH_OUT            JSON output path (default test/bench/results/latest.json, gitignored)
  *   BENCH_WALLET_ENTRY   dist (default) or source (examples/server/src/main.ts through tsx)
+ *   BENCH_WALLET_FLAGS   the wallet's Node flags (default: those of `npm run start:prod`)
+ *   BENCH_WALLET_NODE_OPTIONS  NODE_OPTIONS for the wallet only (a memory experiment, say)
+ *   BENCH_BARE_FLAGS     Node flags for the bare server only (`--cpu-prof`, say; none by default)
  *   WALLET_TEST_PG_URL   the Postgres admin URL (default postgres://postgres@127.0.0.1:5432/postgres)
  *
  * The orchestration is `runBench()`, imported by test/bench/bench-smoke.test.ts (1 round, ~1 s
@@ -48,7 +52,7 @@ import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { FAKE_GRIN_SECRET, GrinNodeFake } from '../fakes/grin-node.js';
 import { REPO_ROOT } from '../harness/processes.js';
-import { checkedPort, launchBare, launchWallet, sampleRss, type ServerChild } from './http/children.js';
+import { checkedPort, cpuMs, launchBare, launchWallet, sampleRss, type ServerChild } from './http/children.js';
 import { ENDPOINTS, GRIN_SCAN_BATCH, type Endpoint } from './http/endpoints.js';
 import { seed, type Seeded } from './http/fixtures.js';
 import { load, type LoadFigures } from './http/load.js';
@@ -80,14 +84,16 @@ export interface RunRecord extends LoadFigures {
   order: number;
   warmup: { rps: number; requests: number };
   rssMaxMb?: number | null;
+  /** The server process's CPU (user + system) per answered request in the measured run, in µs; null without /proc. */
+  cpuUsPerRequest: number | null;
 }
 
 export interface EndpointSummary {
   dialect: Dialect;
   endpoint: string;
   label: string;
-  wallet: { medianRps: number; minRps: number; maxRps: number; medianP99: number };
-  bare: { medianRps: number; minRps: number; maxRps: number; medianP99: number };
+  wallet: { medianRps: number; minRps: number; maxRps: number; medianP99: number; medianCpuUs: number | null };
+  bare: { medianRps: number; minRps: number; maxRps: number; medianP99: number; medianCpuUs: number | null };
   ratios: number[];
   medianRatio: number;
   target: number | null;
@@ -170,16 +176,21 @@ async function benchDialect(dialect: Dialect, databaseUrl: string, dataDir: stri
               }
             }
             const spec = await endpoint.spec({ seeded, connections: options.connections, durationSec: options.durationSec, lastRps: lastRps.get(key) });
+            const cpuBefore = cpuMs(server.pid);
             const figures = await load(label, server.url, spec, options.connections, options.durationSec);
+            const cpuAfter = cpuMs(server.pid);
             lastRps.set(key, figures.rps);
             previous = { server, p99: figures.p99 };
-            const record: RunRecord = { dialect, round, endpoint: endpoint.id, server: name, order: index + 1, ...figures, warmup };
+            // The CPU a request cost the server itself: steadier than req/s on a noisy machine (the
+            // load generator shares it), though it counts the tail the server finishes after the run.
+            const cpuUsPerRequest = cpuBefore !== null && cpuAfter !== null && figures.requests > 0 ? Math.round(((cpuAfter - cpuBefore) * 1000) / figures.requests) : null;
+            const record: RunRecord = { dialect, round, endpoint: endpoint.id, server: name, order: index + 1, ...figures, warmup, cpuUsPerRequest };
             if (rss) {
               record.rssMaxMb = rss.stop();
               if (record.rssMaxMb !== null && (rssMax === null || record.rssMaxMb > rssMax)) rssMax = record.rssMaxMb;
             }
             runs.push(record);
-            log(`${label}: ${figures.rps} req/s, p99 ${figures.p99} ms${record.rssMaxMb !== undefined ? `, rss ${record.rssMaxMb} MB` : ''}`);
+            log(`${label}: ${figures.rps} req/s, p99 ${figures.p99} ms${cpuUsPerRequest !== null ? `, ${cpuUsPerRequest} µs CPU/request` : ''}${record.rssMaxMb !== undefined ? `, rss ${record.rssMaxMb} MB` : ''}`);
           } catch (err) {
             rss?.stop();
             // A dead server explains the failure better than the load's symptoms.
@@ -217,6 +228,7 @@ function summarise(runs: RunRecord[], options: BenchOptions, endpoints: Endpoint
         minRps: Math.min(...rows.map((r) => r.rps)),
         maxRps: Math.max(...rows.map((r) => r.rps)),
         medianP99: median(rows.map((r) => r.p99)),
+        medianCpuUs: rows.every((r) => r.cpuUsPerRequest !== null) ? median(rows.map((r) => r.cpuUsPerRequest!)) : null,
       });
       const ratios = wallet.map((w) => round2(w.rps / bare.find((b) => b.round === w.round)!.rps));
       const medianRatio = round2(median(ratios));
@@ -238,18 +250,19 @@ function summarise(runs: RunRecord[], options: BenchOptions, endpoints: Endpoint
 
 function table(result: BenchResult): string {
   const s = result.settings;
-  const widths = [9, 13, 26, 26, 9, 9, 18, 7, 12];
+  const widths = [9, 13, 26, 26, 9, 9, 13, 18, 7, 12];
   const line = (cells: string[]) => cells.map((cell, i) => cell.padEnd(widths[i]!)).join(' ').trimEnd();
   const range = (x: { medianRps: number; minRps: number; maxRps: number }) => `${Math.round(x.medianRps)} [${Math.round(x.minRps)}–${Math.round(x.maxRps)}]`;
   const rows = [
     '',
     `${result.machine.cpu}, ${result.machine.cores} cores, node ${result.machine.node}, load ${result.machine.loadAvgAtStart.map((l) => l.toFixed(2)).join(' ')} at start`,
     `${s.rounds} round(s), ${s.connections} connections, ${s.durationSec} s per run after a ${s.warmupSec} s warm-up, wallet from ${s.walletEntry}`,
-    line(['dialect', 'endpoint', 'wallet req/s [min–max]', 'bare req/s [min–max]', 'w p99 ms', 'b p99 ms', 'ratio per round', 'median', 'target']),
+    line(['dialect', 'endpoint', 'wallet req/s [min–max]', 'bare req/s [min–max]', 'w p99 ms', 'b p99 ms', 'CPU µs w/b', 'ratio per round', 'median', 'target']),
   ];
   for (const r of result.summary) {
     const target = r.target === null ? 'report only' : `≥${r.target}× ${r.verdict}`;
-    rows.push(line([r.dialect, r.endpoint, range(r.wallet), range(r.bare), String(r.wallet.medianP99), String(r.bare.medianP99), r.ratios.map((x) => x.toFixed(2)).join(' '), r.medianRatio.toFixed(2), target]));
+    const cpu = r.wallet.medianCpuUs !== null && r.bare.medianCpuUs !== null ? `${r.wallet.medianCpuUs}/${r.bare.medianCpuUs}` : 'n/a';
+    rows.push(line([r.dialect, r.endpoint, range(r.wallet), range(r.bare), String(r.wallet.medianP99), String(r.bare.medianP99), cpu, r.ratios.map((x) => x.toFixed(2)).join(' '), r.medianRatio.toFixed(2), target]));
   }
   for (const [dialect, mb] of Object.entries(result.walletRssMaxMb)) {
     rows.push(`wallet max RSS under load (${dialect}): ${mb ?? 'n/a'} MB (target < ${result.rssTargetMb} MB: ${mb !== null && mb < result.rssTargetMb ? 'PASS' : 'FAIL'})`);

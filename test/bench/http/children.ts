@@ -130,7 +130,9 @@ export async function launchWallet(options: WalletLaunch): Promise<ServerChild> 
 /** The bare server, identified by its ready line carrying its own pid and the url we asked for. */
 export async function launchBare(env: Record<string, string>, port: number, timeoutMs = 60_000): Promise<ServerChild> {
   const url = `http://127.0.0.1:${port}`;
-  const { child } = spawnEntry('test/bench/bare-server.ts', [], { env: { ...env, PORT: String(port) }, cwd: REPO_ROOT });
+  // BENCH_BARE_FLAGS: Node flags for the bare server only (a CPU profile, say).
+  const nodeFlags = (process.env.BENCH_BARE_FLAGS ?? '').split(' ').filter(Boolean);
+  const { child } = spawnEntry('test/bench/bare-server.ts', [], { env: { ...env, PORT: String(port) }, cwd: REPO_ROOT, nodeFlags });
   live.add(child);
   const identified = await identify(
     'bare server',
@@ -153,6 +155,21 @@ export function rssMb(pid: number): number | null {
   try {
     const kb = /VmRSS:\s+(\d+)\s+kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
     return kb === undefined ? null : Math.round((Number(kb) / 1024) * 10) / 10;
+  } catch {
+    return null;
+  }
+}
+
+/** Clock ticks per second of /proc/<pid>/stat's utime and stime (USER_HZ: 100 on every Linux build in use). */
+const USER_HZ = 100;
+
+/** CPU the process has used so far (user + system), in ms, from /proc (Linux); null when unreadable. */
+export function cpuMs(pid: number): number | null {
+  try {
+    // Fields after the command name (which may hold spaces, hence the last ')'): utime is the 12th, stime the 13th.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / USER_HZ;
   } catch {
     return null;
   }
