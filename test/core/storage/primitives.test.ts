@@ -74,7 +74,16 @@ interface Window {
  *    consume-interleaving.test.ts.
  */
 async function race<T>(db: Database, dialect: DialectName, call: (racer: number) => Promise<T | null>): Promise<Array<T | null>> {
-  await Promise.all(Array.from({ length: RACERS }, () => db.knex.raw(dialect === 'postgres' ? 'select pg_sleep(0.05)' : 'select 1')));
+  if (dialect === 'postgres') {
+    // Hold RACERS connections at once, then give them back: the pool then has that many open.
+    // (Concurrent 50 ms sleeps were not enough where Postgres is slow to start a connection:
+    // the sleeps ended on 14 connections while 10 were still being opened.)
+    const client = db.knex.client as { acquireConnection(): Promise<unknown>; releaseConnection(connection: unknown): Promise<unknown> };
+    const held = await Promise.all(Array.from({ length: RACERS }, () => client.acquireConnection()));
+    await Promise.all(held.map((connection) => client.releaseConnection(connection)));
+  } else {
+    await db.knex.raw('select 1');
+  }
 
   // The database side, from knex's query events: one window per transaction (BEGIN … COMMIT
   // sent) or per lone statement (sent … answered), with the connection it ran on.
