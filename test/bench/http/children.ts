@@ -82,6 +82,11 @@ function handle(name: string, child: ChildProcess, url: string, { stderr, proble
   };
 }
 
+/** Node flags from an environment variable: space-separated, empty when unset. */
+function flagsFrom(value: string | undefined): string[] {
+  return (value ?? '').split(' ').filter(Boolean);
+}
+
 /** A loopback port that was free when bind-tested just now. */
 export async function checkedPort(): Promise<number> {
   return freePort();
@@ -103,7 +108,7 @@ export async function launchWallet(options: WalletLaunch): Promise<ServerChild> 
   const url = `http://127.0.0.1:${options.port}`;
   // The server runs as `npm run start:prod` runs it (its Node flags); BENCH_WALLET_FLAGS replaces
   // those flags and BENCH_WALLET_NODE_OPTIONS adds NODE_OPTIONS (a memory experiment, say).
-  const flags = process.env.BENCH_WALLET_FLAGS !== undefined ? process.env.BENCH_WALLET_FLAGS.split(' ').filter(Boolean) : serverNodeFlags();
+  const flags = process.env.BENCH_WALLET_FLAGS !== undefined ? flagsFrom(process.env.BENCH_WALLET_FLAGS) : serverNodeFlags();
   const nodeOptions: Record<string, string> = process.env.BENCH_WALLET_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_WALLET_NODE_OPTIONS } : {};
   const env = { ...options.env, ...nodeOptions, PORT: String(options.port), HOST: '127.0.0.1' };
   const child =
@@ -131,7 +136,7 @@ export async function launchWallet(options: WalletLaunch): Promise<ServerChild> 
 export async function launchBare(env: Record<string, string>, port: number, timeoutMs = 60_000): Promise<ServerChild> {
   const url = `http://127.0.0.1:${port}`;
   // BENCH_BARE_FLAGS: Node flags for the bare server only (a CPU profile, say).
-  const nodeFlags = (process.env.BENCH_BARE_FLAGS ?? '').split(' ').filter(Boolean);
+  const nodeFlags = flagsFrom(process.env.BENCH_BARE_FLAGS);
   const { child } = spawnEntry('test/bench/bare-server.ts', [], { env: { ...env, PORT: String(port) }, cwd: REPO_ROOT, nodeFlags });
   live.add(child);
   const identified = await identify(

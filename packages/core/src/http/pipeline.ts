@@ -87,12 +87,10 @@ export function routeHandler(route: AnyRoute, kit: RouteKit): RouteHandler {
     for (const [name, value] of staticHeaders) ctx.res.setHeader(name, value);
     const clientIp = kit.resolveClientIp(ctx.req.socket.remoteAddress, ctx.get('x-forwarded-for') || undefined);
     if (isRateLimited(route)) await enforceRateLimit(kit, clientIp);
+    // Read only by the routes that authenticate.
+    const authorization = route.auth === 'none' ? undefined : ctx.get('authorization') || undefined;
     const auth =
-      route.auth === 'bearer'
-        ? await kit.authenticateBearer(ctx.get('authorization') || undefined)
-        : route.auth === 'admin'
-          ? await kit.authenticateAdmin(ctx.get('authorization') || undefined)
-          : null;
+      route.auth === 'bearer' ? await kit.authenticateBearer(authorization) : route.auth === 'admin' ? await kit.authenticateAdmin(authorization) : null;
 
     // Most requests (GET) carry no body: no wait for one.
     const rawBody = carriesBody(ctx.method) ? await readRawBody(ctx.req, ctx.method, limitBytes) : NO_BODY;

@@ -10,16 +10,16 @@ export function coinbaseMaturityOf(network: ChainNetwork): number {
   return network === 'regtest' ? 3 : 1_440;
 }
 
-/**
- * Grin chain access (spec › Grin chain access): tip height, the view-only scan over one page
- * of the output set, and broadcast. The service holds nothing: the rewind hash lives only for
- * the request.
- */
 /** Scan pages read or scanned at once, per worker of the scanner. */
 export const PAGES_PER_WORKER = 8;
 /** Outputs read or scanned at once, per worker of the scanner: two full pages' worth. */
 export const FULL_PAGES_PER_WORKER = 2;
 
+/**
+ * Grin chain access (spec › Grin chain access): tip height, the view-only scan over one page
+ * of the output set, and broadcast. The service holds nothing: the rewind hash lives only for
+ * the request.
+ */
 export class GrinChainService {
   /**
    * Per scanning worker, at most eight pages and two full pages' worth of outputs at once: one
