@@ -20,6 +20,7 @@ import {
   createClientIpResolver,
   fullPath,
   OPENAPI_VERSION,
+  directListener,
   dispatchThroughTable,
   requestBoundary,
   routeHandler,
@@ -306,8 +307,21 @@ export async function createWalletBackend(config: WalletBackendConfig): Promise<
   }
   const app = new Koa({ proxy: false });
   app.silent = true;
-  app.use(requestBoundary(logger, kit.metrics));
-  app.use(dispatchThroughTable(new RouteTable(served)));
+  const table = new RouteTable(served);
+  const boundaryLayer = requestBoundary(logger, kit.metrics);
+  const tableLayer = dispatchThroughTable(table);
+  app.use(boundaryLayer);
+  app.use(tableLayer);
+  /**
+   * The listener of `start()` and `callback()`, made when asked for (as Koa composes `app`'s
+   * middleware then): declared routes served directly while `app` begins with the backend's
+   * own two layers; a host that put middleware in front of them (the reference server's CORS)
+   * gets Koa for every request, so that middleware sees them all.
+   */
+  const listener = () => {
+    const koa = app.callback();
+    return app.middleware[0] === boundaryLayer && app.middleware[1] === tableLayer ? directListener(table, koa, logger, kit.metrics) : koa;
+  };
   app.use(router.routes());
   app.use(
     router.allowedMethods({
@@ -335,7 +349,7 @@ export async function createWalletBackend(config: WalletBackendConfig): Promise<
   return {
     app,
     router,
-    callback: () => app.callback(),
+    callback: listener,
     migrate: () =>
       runMigrations(db.knex, db.dialect, allPlugins.map((plugin) => ({ owner: plugin.name, migrations: plugin.migrations ?? [] })), clock, logger),
     async start(options = {}) {
@@ -346,7 +360,7 @@ export async function createWalletBackend(config: WalletBackendConfig): Promise<
       const metricsUrl = metricsListener === undefined ? {} : { metricsUrl: metricsListener.url };
       if (settings.schedulerEnabled) scheduler.start();
       if (options.port === undefined) return metricsUrl;
-      const listening = createServer(app.callback());
+      const listening = createServer(listener());
       server = listening;
       await new Promise<void>((resolve, reject) => {
         listening.once('error', reject);

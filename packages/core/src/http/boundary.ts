@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Context, Next } from 'koa';
 import { coreErrors, isWalletError, type WalletError } from '../errors/index.js';
 import { describeError, type Logger } from '../logger/index.js';
@@ -33,8 +34,10 @@ export interface BoundaryState {
 }
 
 /** A request's state; a class, so the lazy logger is a prototype getter rather than one defined per request. */
-class RequestState implements BoundaryState {
+export class RequestState implements BoundaryState {
   route?: string;
+  /** performance.now() when the request arrived. */
+  readonly started = performance.now();
   private child: Logger | undefined;
   constructor(
     readonly requestId: string,
@@ -54,6 +57,63 @@ export function boundaryState(ctx: Context): BoundaryState {
   return (ctx.state as Record<symbol, BoundaryState>)[BOUNDARY]!;
 }
 
+/** A request's state, made by the boundary as the request arrives: its id (also sent as `X-Request-Id`) and its start time. */
+export function beginRequest(req: IncomingMessage, res: ServerResponse, baseLogger: Logger): RequestState {
+  // Node joins a repeated header into one string; Koa's `ctx.get` would only add work here.
+  const incoming = req.headers['x-request-id'];
+  const requestId = typeof incoming === 'string' && SAFE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
+  // Straight to Node (Koa's `set` builds arrays per call); the value is one safe string either way.
+  res.setHeader('X-Request-Id', requestId);
+  return new RequestState(requestId, baseLogger);
+}
+
+/** What a failed request answers: its status, extra headers and JSON error body (DESIGN §5), logged when it is ours (5xx). */
+export interface ErrorAnswer {
+  status: number;
+  code: string;
+  headers: Record<string, string>;
+  body: { error: Record<string, unknown> };
+}
+
+export function errorAnswer(err: unknown, state: BoundaryState): ErrorAnswer {
+  const error = toWalletError(err);
+  if (error.status >= 500) state.logger.error('request failed', { code: error.code, ...describeError(error.cause ?? err) });
+  else if (isRefusedValue(error.cause)) {
+    state.logger.warn('the database refused a request value that validation let through; refuse it in the route schema', {
+      code: error.code,
+      db_code: (error.cause as { code: string }).code,
+    });
+  }
+  return {
+    status: error.status,
+    code: error.code,
+    headers: error.headers,
+    body: {
+      error: {
+        code: error.code,
+        // Catalogue messages are ours to show (an upstream 503 names its upstream); anything
+        // unexpected was already turned into internal_error's generic text by toWalletError.
+        message: error.message,
+        ...(error.details ? { details: error.details } : {}),
+        ...(error.status >= 500 ? { request_id: state.requestId } : {}),
+      },
+    },
+  };
+}
+
+/** The end of a request: reported to the metrics (by route template) and logged as its one line. */
+export function endRequest(
+  state: RequestState,
+  baseLogger: Logger,
+  metrics: MetricsRecorder,
+  outcome: { method: string; path: string; status: number; code: string | undefined },
+): void {
+  const ms = performance.now() - state.started;
+  metrics.request(outcome.method, state.route ?? UNMATCHED_ROUTE, outcome.status, ms / 1000);
+  const { method, path, status, code } = outcome;
+  baseLogger.info('request', { request_id: state.requestId, method, path, status, ...(code ? { code } : {}), ms: Math.round(ms * 10) / 10 });
+}
+
 /**
  * The outermost layer of every request: a request id, the JSON error body of DESIGN §5, and one
  * log line (method, path without query, status, ms, and the error code of a refused request;
@@ -71,44 +131,20 @@ export function requestBoundary(baseLogger: Logger, metrics: MetricsRecorder = n
   return async function boundary(ctx: Context, next: Next): Promise<void> {
     const state = ctx.state as Record<symbol, BoundaryState>;
     if (state[BOUNDARY]) return next();
-    // Node joins a repeated header into one string; Koa's `ctx.get` would only add work here.
-    const incoming = ctx.req.headers['x-request-id'];
-    const requestId = typeof incoming === 'string' && SAFE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
-    const own = new RequestState(requestId, baseLogger);
+    const own = beginRequest(ctx.req, ctx.res, baseLogger);
     state[BOUNDARY] = own;
-    // Straight to Node (Koa's `set` builds arrays per call); the value is one safe string either way.
-    ctx.res.setHeader('X-Request-Id', requestId);
-    const started = performance.now();
     let code: string | undefined;
     try {
       await next();
       if (ctx.status === 404 && ctx.body === undefined) throw coreErrors.create.not_found();
     } catch (err) {
-      const error = toWalletError(err);
-      code = error.code;
-      if (error.status >= 500) own.logger.error('request failed', { code: error.code, ...describeError(error.cause ?? err) });
-      else if (isRefusedValue(error.cause)) {
-        own.logger.warn('the database refused a request value that validation let through; refuse it in the route schema', {
-          code: error.code,
-          db_code: (error.cause as { code: string }).code,
-        });
-      }
-      ctx.status = error.status;
-      for (const [name, value] of Object.entries(error.headers)) ctx.set(name, value);
-      ctx.body = {
-        error: {
-          code: error.code,
-          // Catalogue messages are ours to show (an upstream 503 names its upstream); anything
-          // unexpected was already turned into internal_error's generic text by toWalletError.
-          message: error.message,
-          ...(error.details ? { details: error.details } : {}),
-          ...(error.status >= 500 ? { request_id: requestId } : {}),
-        },
-      };
+      const answer = errorAnswer(err, own);
+      code = answer.code;
+      ctx.status = answer.status;
+      for (const [name, value] of Object.entries(answer.headers)) ctx.set(name, value);
+      ctx.body = answer.body;
     } finally {
-      const ms = performance.now() - started;
-      metrics.request(ctx.method, own.route ?? UNMATCHED_ROUTE, ctx.status, ms / 1000);
-      baseLogger.info('request', { request_id: requestId, method: ctx.method, path: ctx.path, status: ctx.status, ...(code ? { code } : {}), ms: Math.round(ms * 10) / 10 });
+      endRequest(own, baseLogger, metrics, { method: ctx.method, path: ctx.path, status: ctx.status, code });
     }
   };
 }

@@ -1,5 +1,5 @@
 import type { Context, Middleware } from 'koa';
-import type { RouteHandler } from './pipeline.js';
+import { serveThroughKoa, type RouteHandler } from './pipeline.js';
 import type { RouteTable } from './route-table.js';
 
 /**
@@ -14,6 +14,6 @@ export function dispatchThroughTable(table: RouteTable<RouteHandler>): Middlewar
     const match = table.find(ctx.method, ctx.path);
     if (match === undefined) return next();
     (ctx as Context & { params: Record<string, string> }).params = match.params;
-    return match.handler(ctx);
+    return serveThroughKoa(ctx, match.handler);
   };
 }

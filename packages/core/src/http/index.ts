@@ -17,6 +17,7 @@ export {
 export { routeMiddleware, routeHandler, type RouteKit, type RouteHandler } from './pipeline.js';
 export { RouteTable, type TableRoute, type TableMatch } from './route-table.js';
 export { dispatchThroughTable } from './dispatch.js';
+export { directListener } from './direct.js';
 export { requestBoundary, toWalletError } from './boundary.js';
 export { createClientIpResolver, normaliseIp, type ClientIpResolver } from './client-ip.js';
 export { MemoryRateLimitStore, type RateLimitStore } from './rate-limit.js';

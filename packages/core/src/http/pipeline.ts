@@ -1,3 +1,5 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ParsedUrlQuery } from 'node:querystring';
 import type { Context, Middleware } from 'koa';
 import type { Clock } from '../clock/index.js';
 import { coreErrors } from '../errors/index.js';
@@ -65,14 +67,41 @@ class HandlerInput {
   }
 }
 
+/**
+ * What the pipeline reads of one request and where it sets response headers, whichever server
+ * carries it: Koa (`backend.app`, `backend.router`) or the backend's own listener (direct.ts).
+ */
+export interface RouteExchange {
+  readonly method: string;
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  /** Path parameters, percent-decoded. */
+  readonly params: Record<string, string>;
+  /** The query string parsed as Koa parses it (node:querystring). */
+  readonly query: ParsedUrlQuery;
+  readonly state: BoundaryState;
+}
+
+/** A route's answer before it is written: the status and the JSON value (null or undefined: no content). */
+export interface RouteResult {
+  status: number;
+  body: unknown;
+}
+
 /** Serves one request a route took, inside a request boundary that already runs (see routeMiddleware). */
-export type RouteHandler = (ctx: Context) => Promise<void>;
+export type RouteHandler = (exchange: RouteExchange) => Promise<RouteResult>;
+
+/** A request header as one string (Node joins repeats), '' counted as absent. */
+function header(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
 
 /**
  * One route's pipeline past the boundary, in order: client IP → limiter (unauthenticated
  * routes) → auth → raw body with its size limit → schema validation of params, query and body
  * → handler. Nothing reaches the handler unvalidated, and a refused request does no work past
- * the step that refused it. Path parameters are read from `ctx.params`.
+ * the step that refused it.
  */
 export function routeHandler(route: AnyRoute, kit: RouteKit): RouteHandler {
   const template = fullPath(route);
@@ -80,33 +109,54 @@ export function routeHandler(route: AnyRoute, kit: RouteKit): RouteHandler {
   const successStatus = route.successStatus ?? 200;
   const staticHeaders = Object.entries(route.headers ?? {});
 
-  return async (ctx: Context): Promise<void> => {
-    const state = boundaryState(ctx);
+  return async (exchange: RouteExchange): Promise<RouteResult> => {
+    const { req, res, state } = exchange;
     state.route = template;
     // Static headers first, so they survive an error response too (NIP-05 CORS).
-    for (const [name, value] of staticHeaders) ctx.res.setHeader(name, value);
-    const clientIp = kit.resolveClientIp(ctx.req.socket.remoteAddress, ctx.get('x-forwarded-for') || undefined);
+    for (const [name, value] of staticHeaders) res.setHeader(name, value);
+    const clientIp = kit.resolveClientIp(req.socket.remoteAddress, header(req, 'x-forwarded-for'));
     if (isRateLimited(route)) await enforceRateLimit(kit, clientIp);
     // Read only by the routes that authenticate.
-    const authorization = route.auth === 'none' ? undefined : ctx.get('authorization') || undefined;
+    const authorization = route.auth === 'none' ? undefined : header(req, 'authorization');
     const auth =
       route.auth === 'bearer' ? await kit.authenticateBearer(authorization) : route.auth === 'admin' ? await kit.authenticateAdmin(authorization) : null;
 
     // Most requests (GET) carry no body: no wait for one.
-    const rawBody = carriesBody(ctx.method) ? await readRawBody(ctx.req, ctx.method, limitBytes) : NO_BODY;
+    const rawBody = carriesBody(exchange.method) ? await readRawBody(req, exchange.method, limitBytes) : NO_BODY;
     const kitChecks = route.neverRefuses !== true;
     // Without a schema a part is only checked (and the handler gets `{}`), so it is not copied first.
-    const pathParams = (ctx as unknown as { params?: Record<string, string> }).params ?? {};
+    const pathParams = exchange.params;
     const params = parseInput('params', route.params, route.params ? { ...pathParams } : pathParams, kitChecks);
-    const query = parseInput('query', route.query, route.query ? { ...ctx.query } : ctx.query, kitChecks);
-    const body = parseInput('body', route.body, parseJsonBody(rawBody, ctx.get('content-type') || undefined), kitChecks);
+    const rawQuery = exchange.query;
+    const query = parseInput('query', route.query, route.query ? { ...rawQuery } : rawQuery, kitChecks);
+    const body = parseInput('body', route.body, parseJsonBody(rawBody, header(req, 'content-type')), kitChecks);
 
-    const input = new HandlerInput(body, query, params, auth, ctx.headers as Record<string, string | undefined>, rawBody, clientIp, state);
+    const input = new HandlerInput(body, query, params, auth, req.headers as Record<string, string | undefined>, rawBody, clientIp, state);
     const result = await route.handler(input as RouteInput<'none', unknown, unknown, unknown>);
-    ctx.res.setHeader('Cache-Control', 'no-store');
-    ctx.status = successStatus;
-    ctx.body = result ?? null;
+    res.setHeader('Cache-Control', 'no-store');
+    return { status: successStatus, body: result ?? null };
   };
+}
+
+/** A Koa context as the pipeline's exchange. */
+function koaExchange(ctx: Context): RouteExchange {
+  return {
+    method: ctx.method,
+    req: ctx.req,
+    res: ctx.res,
+    params: (ctx as unknown as { params?: Record<string, string> }).params ?? {},
+    get query() {
+      return ctx.query;
+    },
+    state: boundaryState(ctx),
+  };
+}
+
+/** Serves a route's request through Koa: its result becomes `ctx.status` and `ctx.body`. */
+export async function serveThroughKoa(ctx: Context, handle: RouteHandler): Promise<void> {
+  const result = await handle(koaExchange(ctx));
+  ctx.status = result.status;
+  ctx.body = result.body;
 }
 
 /**
@@ -116,5 +166,5 @@ export function routeHandler(route: AnyRoute, kit: RouteKit): RouteHandler {
  */
 export function routeMiddleware(route: AnyRoute, kit: RouteKit, handle: RouteHandler = routeHandler(route, kit)): Middleware {
   const boundary = requestBoundary(kit.logger, kit.metrics);
-  return (ctx) => boundary(ctx, () => handle(ctx));
+  return (ctx) => boundary(ctx, () => serveThroughKoa(ctx, handle));
 }
