@@ -4,7 +4,8 @@
  * decimal strings (bigint does not cross threads), or `{id, error}`.
  */
 import { parentPort } from 'node:worker_threads';
-import { scanGrinOutputs, type ChainOutput } from '../../crypto/index.js';
+// The rewind module alone, not the crypto barrel: a worker loads only what it runs.
+import { scanGrinOutputs, type ChainOutput } from '../../crypto/grin-rewind.js';
 
 interface Job {
   id: number;
