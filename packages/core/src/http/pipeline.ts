@@ -138,23 +138,30 @@ export function routeHandler(route: AnyRoute, kit: RouteKit): RouteHandler {
   };
 }
 
-/** A Koa context as the pipeline's exchange. */
-function koaExchange(ctx: Context): RouteExchange {
-  return {
-    method: ctx.method,
-    req: ctx.req,
-    res: ctx.res,
-    params: (ctx as unknown as { params?: Record<string, string> }).params ?? {},
-    get query() {
-      return ctx.query;
-    },
-    state: boundaryState(ctx),
-  };
+/** A Koa context as the pipeline's exchange; a class, so the lazy query is a prototype getter (as HandlerInput's logger). */
+class KoaExchange implements RouteExchange {
+  readonly method: string;
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  readonly params: Record<string, string>;
+  readonly state: BoundaryState;
+  constructor(private readonly ctx: Context) {
+    this.method = ctx.method;
+    this.req = ctx.req;
+    this.res = ctx.res;
+    this.params = (ctx as unknown as { params?: Record<string, string> }).params ?? {};
+    this.state = boundaryState(ctx);
+  }
+
+  /** Koa parses (and caches) the query on first read. */
+  get query(): ParsedUrlQuery {
+    return this.ctx.query;
+  }
 }
 
 /** Serves a route's request through Koa: its result becomes `ctx.status` and `ctx.body`. */
 export async function serveThroughKoa(ctx: Context, handle: RouteHandler): Promise<void> {
-  const result = await handle(koaExchange(ctx));
+  const result = await handle(new KoaExchange(ctx));
   ctx.status = result.status;
   ctx.body = result.body;
 }
