@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
 import { parse as parseQuery, type ParsedUrlQuery } from 'node:querystring';
+import type Koa from 'koa';
 import { describeError, type Logger } from '../logger/index.js';
 import type { MetricsRecorder } from '../metrics/index.js';
 import { beginRequest, endRequest, errorAnswer, type RequestState } from './boundary.js';
@@ -15,7 +15,7 @@ import type { RouteTable } from './route-table.js';
 const KOA_READS_DIFFERENTLY = /[#\s\u00a0\ufeff]/;
 
 /** Koa's `app.callback()`: a listener for node:http and node:http2 servers. */
-type KoaListener = (req: IncomingMessage | Http2ServerRequest, res: ServerResponse | Http2ServerResponse) => Promise<void>;
+type KoaListener = ReturnType<Koa['callback']>;
 
 /** Statuses that carry no body (Koa's `statuses.empty`). */
 const NO_CONTENT = new Set([204, 205, 304]);
