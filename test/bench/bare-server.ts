@@ -28,6 +28,7 @@ import {
   recoverMessageSigner,
 } from '../../packages/core/src/crypto/index.js';
 import { hmacKey } from '../../packages/core/src/auth/tokens.js';
+import { SQLITE_PAGE_CACHE_KIB } from '../../packages/core/src/storage/connect.js';
 import { normaliseKey, type ReceivingKey, type SubmittedKey } from '../../packages/core/src/directory/key-forms.js';
 import { GrinChainService, GrinNodeClient, GrinScanPool } from '../../packages/core/src/chains/grin/index.js';
 import { extensionLoginMessage, SIGNED_TIMESTAMP_SKEW_SEC } from '../../packages/core/src/identity/messages.js';
@@ -57,6 +58,7 @@ const knex = knexFactory(
             conn.pragma('busy_timeout = 5000');
             conn.pragma('foreign_keys = ON');
             conn.pragma('synchronous = NORMAL');
+            conn.pragma(`cache_size = -${SQLITE_PAGE_CACHE_KIB}`);
             done(null, conn);
           },
         },

@@ -6,6 +6,15 @@ import { BootError } from '../plugin/index.js';
 import { dialectFor, type Dialect, type DialectKind } from './dialect.js';
 import { cachePreparedStatements } from './statement-cache.js';
 
+/**
+ * SQLite's own page cache per connection, in KiB (SQLite's upstream default). better-sqlite3
+ * compiles SQLite with a 16 MB default, which a growing database fills and the process keeps:
+ * on the bench that was 13 MB of the server's RSS, and most of the gap to Postgres (whose cache
+ * lives in its own server). A page SQLite no longer holds is read again from the kernel's page
+ * cache, which keeps the file's hot pages either way.
+ */
+export const SQLITE_PAGE_CACHE_KIB = 2_000;
+
 export interface DatabaseTarget {
   kind: DialectKind;
   knexConfig: Knex.Config;
@@ -50,6 +59,7 @@ export function parseDatabaseUrl(databaseUrl: string, poolMax = 10, logger: Logg
               conn.pragma('busy_timeout = 5000');
               conn.pragma('foreign_keys = ON');
               conn.pragma('synchronous = NORMAL');
+              conn.pragma(`cache_size = -${SQLITE_PAGE_CACHE_KIB}`);
               done(null, cachePreparedStatements(conn));
             } catch (err) {
               done(err as Error, conn);
