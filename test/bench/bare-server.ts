@@ -28,7 +28,7 @@ import {
   recoverMessageSigner,
 } from '../../packages/core/src/crypto/index.js';
 import { hmacKey } from '../../packages/core/src/auth/tokens.js';
-import { SQLITE_PAGE_CACHE_KIB } from '../../packages/core/src/storage/connect.js';
+import { SQLITE_PRAGMAS } from '../../packages/core/src/storage/connect.js';
 import { normaliseKey, type ReceivingKey, type SubmittedKey } from '../../packages/core/src/directory/key-forms.js';
 import { GrinChainService, GrinNodeClient, GrinScanPool } from '../../packages/core/src/chains/grin/index.js';
 import { extensionLoginMessage, SIGNED_TIMESTAMP_SKEW_SEC } from '../../packages/core/src/identity/messages.js';
@@ -43,7 +43,7 @@ const env = (name: string): string => {
 
 const databaseUrl = env('DATABASE_URL');
 const sqlite = databaseUrl.startsWith('sqlite:');
-// The same pool shapes and pragmas as core's storage/connect.ts.
+// The same pool shapes as core's storage/connect.ts, and its pragmas.
 const knex = knexFactory(
   sqlite
     ? {
@@ -54,11 +54,7 @@ const knex = knexFactory(
           min: 1,
           max: 1,
           afterCreate(conn: { pragma(sql: string): unknown }, done: (err: Error | null, conn: unknown) => void) {
-            conn.pragma('journal_mode = WAL');
-            conn.pragma('busy_timeout = 5000');
-            conn.pragma('foreign_keys = ON');
-            conn.pragma('synchronous = NORMAL');
-            conn.pragma(`cache_size = -${SQLITE_PAGE_CACHE_KIB}`);
+            for (const pragma of SQLITE_PRAGMAS) conn.pragma(pragma);
             done(null, conn);
           },
         },

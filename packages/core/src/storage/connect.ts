@@ -13,7 +13,14 @@ import { cachePreparedStatements } from './statement-cache.js';
  * lives in its own server). A page SQLite no longer holds is read again from the kernel's page
  * cache, which keeps the file's hot pages either way.
  */
-export const SQLITE_PAGE_CACHE_KIB = 2_000;
+const SQLITE_PAGE_CACHE_KIB = 2_000;
+
+/**
+ * What every SQLite connection is set to, in order: WAL, a busy timeout, foreign keys,
+ * synchronous NORMAL and the bounded page cache. One list, so the bench's bare server opens its
+ * connection exactly as core does.
+ */
+export const SQLITE_PRAGMAS: readonly string[] = ['journal_mode = WAL', 'busy_timeout = 5000', 'foreign_keys = ON', 'synchronous = NORMAL', `cache_size = -${SQLITE_PAGE_CACHE_KIB}`];
 
 export interface DatabaseTarget {
   kind: DialectKind;
@@ -55,11 +62,7 @@ export function parseDatabaseUrl(databaseUrl: string, poolMax = 10, logger: Logg
           max: 1,
           afterCreate(conn: { pragma(sql: string): unknown; prepare(sql: string): unknown }, done: (err: Error | null, conn: unknown) => void) {
             try {
-              conn.pragma('journal_mode = WAL');
-              conn.pragma('busy_timeout = 5000');
-              conn.pragma('foreign_keys = ON');
-              conn.pragma('synchronous = NORMAL');
-              conn.pragma(`cache_size = -${SQLITE_PAGE_CACHE_KIB}`);
+              for (const pragma of SQLITE_PRAGMAS) conn.pragma(pragma);
               done(null, cachePreparedStatements(conn));
             } catch (err) {
               done(err as Error, conn);
