@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createInterface } from 'node:readline';
 import { freePort, REPO_ROOT, serverNodeFlags, spawnEntry } from '../../harness/processes.js';
 
 /** A server process the bench started and identified by its own ready line. */
@@ -22,10 +21,17 @@ process.on('exit', () => {
   for (const child of live) child.kill('SIGKILL');
 });
 
+/** The log levels whose lines are kept to explain a failed run. */
+const PROBLEM_MARKS = [Buffer.from('"level":"error"'), Buffer.from('"level":"warn"')];
+
 /**
  * Waits for the first stdout line that `ready` accepts, reading stdout to the end as a log
- * collector would (every line is read and discarded). Rejects with the child's stderr when it
- * exits first or after `timeoutMs`.
+ * collector would. Rejects with the child's stderr when it exits first or after `timeoutMs`.
+ *
+ * Past the ready line, stdout is only scanned, as bytes, for error and warning lines: the load
+ * generator runs in this process's event loop, and splitting and decoding every request's log
+ * line here (thousands a second) took CPU from it while the wallet was measured, and only then
+ * (the bare server logs nothing per request).
  */
 function identify(name: string, child: ChildProcess, ready: (line: string) => boolean, timeoutMs: number): Promise<{ stderr: () => string; problems: () => string[] }> {
   let errors = '';
@@ -35,7 +41,6 @@ function identify(name: string, child: ChildProcess, ready: (line: string) => bo
     errors += chunk.toString();
     if (errors.length > 64_000) errors = errors.slice(-32_000);
   });
-  const lines = createInterface({ input: child.stdout! });
   return new Promise((resolve, reject) => {
     let done = false;
     const finish = (err?: Error) => {
@@ -46,12 +51,25 @@ function identify(name: string, child: ChildProcess, ready: (line: string) => bo
       else resolve({ stderr: () => errors, problems: () => [...problems] });
     };
     const timer = setTimeout(() => finish(new Error(`${name}: no ready line within ${timeoutMs} ms\nstderr:\n${errors}`)), timeoutMs);
-    lines.on('line', (line) => {
-      if (line.includes('"level":"error"') || line.includes('"level":"warn"')) {
-        problems.push(line.slice(0, 2_000));
-        if (problems.length > 10) problems.shift();
+    // The unfinished last line of the previous chunk (bounded: a line is a few hundred bytes).
+    let carry: Buffer = Buffer.alloc(0);
+    child.stdout!.on('data', (chunk: Buffer) => {
+      const end = chunk.lastIndexOf(0x0a);
+      if (end === -1) {
+        carry = Buffer.concat([carry, chunk]).subarray(-64_000);
+        return;
       }
-      if (!done && ready(line)) finish();
+      const whole = carry.length === 0 ? chunk.subarray(0, end) : Buffer.concat([carry, chunk.subarray(0, end)]);
+      carry = Buffer.from(chunk.subarray(end + 1));
+      const scanned = !done || PROBLEM_MARKS.some((mark) => whole.includes(mark));
+      if (!scanned) return;
+      for (const line of whole.toString().split('\n')) {
+        if (line.includes('"level":"error"') || line.includes('"level":"warn"')) {
+          problems.push(line.slice(0, 2_000));
+          if (problems.length > 10) problems.shift();
+        }
+        if (!done && ready(line)) finish();
+      }
     });
     child.once('exit', (code, signal) => finish(new Error(`${name} exited (${code ?? signal}) before it was ready\nstderr:\n${errors}`)));
   });
