@@ -83,4 +83,4 @@ HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
 # exits 0 (give it `stop_grace_period: 30s`). It starts no child processes to reap.
 STOPSIGNAL SIGTERM
 # The heap flags are the ones `npm run start:prod` uses (docs/operators.md, "Memory").
-CMD ["node", "--max-old-space-size=256", "examples/server/dist/main.js"]
+CMD ["node", "--max-old-space-size=256", "--max-semi-space-size=8", "examples/server/dist/main.js"]

@@ -3,3 +3,4 @@ export { loadServerConfig, pluginsFromEnv, httpTimeoutsFromEnv, corsFromEnv, typ
 export { settingsFromEnv, readSecretFiles, SETTING_ENV_NAMES, FILE_ENV_NAMES, type Env, type SecretFiles } from './env.js';
 export { loadDevSecrets, DEV_SECRETS_FILE } from './secrets.js';
 export { bootBackend } from './boot.js';
+export { keepWorkerHeapBounds } from './heap-flags.js';

@@ -1,9 +1,11 @@
 #!/usr/bin/env node
 import { BootError } from '@wallet/backend-core';
+import { keepWorkerHeapBounds } from './heap-flags.js';
 import { startServer } from './server.js';
 
 /** The reference server: `npm start` from the repository root. */
 async function main(): Promise<void> {
+  keepWorkerHeapBounds();
   // Signals are caught from the first moment: a SIGTERM that arrives while the server boots (or
   // just after it logged "listening") is answered by a drain once it is up, never by Node's
   // default of dying mid-request.

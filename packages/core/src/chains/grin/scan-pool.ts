@@ -47,11 +47,12 @@ const WORKER_URL = new URL(`./scan-worker${FROM_SOURCE ? '.ts' : '.js'}`, import
  * retries), like any worker that dies. The rewinds keep almost nothing alive between
  * collections, so 4 MB of young space scans as fast as 8 (measured: the same outputs/s) and
  * keeps the worker near 11 MB of heap. V8's own heap flags, where the process has them, take
- * precedence: under the reference server's `--max-old-space-size=256` the worker's old space
- * is bounded by that (docs/operators.md "Memory"); a process-wide `--max-semi-space-size`
- * would replace the young bound too.
+ * precedence when the worker is made: the reference server's `--max-old-space-size=256`
+ * bounds the worker's old space, and its `--max-semi-space-size=8` would replace the young
+ * bound, which is why that server clears the young-space flag once its main isolate exists
+ * (examples/server heap-flags.ts; docs/operators.md "Memory").
  */
-const SCAN_WORKER_LIMITS = { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 96 } as const;
+export const SCAN_WORKER_LIMITS = { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 96 } as const;
 
 /**
  * A worker thread does not inherit the parent's module hooks, so from source (tests, `tsx`) the
