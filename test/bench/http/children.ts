@@ -21,8 +21,9 @@ process.on('exit', () => {
   for (const child of live) child.kill('SIGKILL');
 });
 
-/** The log levels whose lines are kept to explain a failed run. */
-const PROBLEM_MARKS = [Buffer.from('"level":"error"'), Buffer.from('"level":"warn"')];
+/** The log levels whose lines are kept to explain a failed run, as text and as the bytes stdout is scanned for. */
+const PROBLEM_LEVELS = ['"level":"error"', '"level":"warn"'];
+const PROBLEM_MARKS = PROBLEM_LEVELS.map((level) => Buffer.from(level));
 
 /**
  * Waits for the first stdout line that `ready` accepts, reading stdout to the end as a log
@@ -64,7 +65,7 @@ function identify(name: string, child: ChildProcess, ready: (line: string) => bo
       const scanned = !done || PROBLEM_MARKS.some((mark) => whole.includes(mark));
       if (!scanned) return;
       for (const line of whole.toString().split('\n')) {
-        if (line.includes('"level":"error"') || line.includes('"level":"warn"')) {
+        if (PROBLEM_LEVELS.some((level) => line.includes(level))) {
           problems.push(line.slice(0, 2_000));
           if (problems.length > 10) problems.shift();
         }
