@@ -122,28 +122,36 @@ async function verifyToken(token: string, expected: 'access' | 'refresh'): Promi
   }
 }
 
-async function startSession(executor: Knex | Knex.Transaction, userId: string, platform: Platform) {
+async function prepareSession(userId: string, platform: Platform) {
   const now = new Date();
   const sessionId = randomUUID();
   const [accessToken, refreshToken] = await Promise.all([signToken(userId, sessionId, 'access', platform), signToken(userId, sessionId, 'refresh', platform)]);
-  await executor('sessions').insert({
-    id: sessionId,
-    user_id: userId,
-    platform,
-    refresh_token_hash: peppers.pepper(refreshToken),
-    created_at: time(now),
-    expires_at: time(new Date(now.getTime() + REFRESH_TTL_SEC * 1000)),
-    revoked_at: null,
-  });
   return {
-    access_token: accessToken,
-    refresh_token: refreshToken,
-    token_type: 'Bearer',
-    expires_in: ACCESS_TTL_SEC,
-    refresh_expires_in: REFRESH_TTL_SEC,
-    user_id: userId,
-    platform,
+    row: {
+      id: sessionId,
+      user_id: userId,
+      platform,
+      refresh_token_hash: peppers.pepper(refreshToken),
+      created_at: time(now),
+      expires_at: time(new Date(now.getTime() + REFRESH_TTL_SEC * 1000)),
+      revoked_at: null,
+    },
+    response: {
+      access_token: accessToken,
+      refresh_token: refreshToken,
+      token_type: 'Bearer',
+      expires_in: ACCESS_TTL_SEC,
+      refresh_expires_in: REFRESH_TTL_SEC,
+      user_id: userId,
+      platform,
+    },
   };
+}
+
+async function startSession(executor: Knex | Knex.Transaction, userId: string, platform: Platform) {
+  const { row, response } = await prepareSession(userId, platform);
+  await executor('sessions').insert(row);
+  return response;
 }
 
 /** The bearer guard: a valid access token whose session is live. */
@@ -166,20 +174,33 @@ async function refresh(body: Record<string, unknown>) {
   if (typeof token !== 'string') throw new Refused(400, 'invalid_request');
   const claims = await verifyToken(token, 'refresh');
   if (claims === null) throw new Refused(401, 'invalid_refresh_token');
-  return knex.transaction(async (trx) => {
-    const at = time(new Date());
-    // transitionOne: one conditional UPDATE … RETURNING *, at most one row.
-    const rows = (await trx('sessions')
-      .where({ refresh_token_hash: peppers.pepper(token), user_id: claims.sub, id: claims.sid })
+  const { row, response } = await prepareSession(claims.sub, claims.platform);
+  const at = row.created_at;
+  const guard = (qb: Knex.QueryBuilder) =>
+    qb
+      .where({ refresh_token_hash: peppers.pepper(token), user_id: claims.sub, id: claims.sid, platform: claims.platform })
       .whereNull('revoked_at')
-      .where('expires_at', '>', at)
-      .update({ revoked_at: at })
-      .returning('*')) as Array<{ user_id: string; platform: Platform }>;
-    if (rows.length > 1) throw new Error('sessions: a conditional statement touched several rows');
-    const revoked = rows[0];
-    if (revoked === undefined) throw new Refused(401, 'invalid_refresh_token');
-    return startSession(trx, revoked.user_id, revoked.platform);
-  });
+      .where('expires_at', '>', at);
+  // transitionOneAndInsert: on SQLite a transaction of the two statements, on Postgres one statement.
+  let revoked: number;
+  if (sqlite) {
+    revoked = await knex.transaction(async (trx) => {
+      const rows = (await trx('sessions').where(guard).update({ revoked_at: at }).returning('*')) as unknown[];
+      if (rows.length > 1) throw new Error('sessions: a conditional statement touched several rows');
+      if (rows.length === 1) await trx('sessions').insert(row);
+      return rows.length;
+    });
+  } else {
+    const update = knex('sessions').where(guard).update({ revoked_at: at }).returning('*').toSQL();
+    const columns = Object.keys(row);
+    const result = (await knex.raw(
+      `with transitioned as (${update.sql}), inserted as (insert into sessions (${columns.join(', ')}) select ${columns.map(() => '?').join(', ')} from transitioned) select * from transitioned`,
+      [...update.bindings, ...Object.values(row)] as Knex.RawBinding[],
+    )) as { rows: unknown[] };
+    revoked = result.rows.length;
+  }
+  if (revoked === 0) throw new Refused(401, 'invalid_refresh_token');
+  return response;
 }
 
 // --- users and the directory (users/repo.ts, directory/*) ---

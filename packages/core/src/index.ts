@@ -30,6 +30,7 @@ export {
   createDatabase,
   consumeOne,
   transitionOne,
+  transitionOneAndInsert,
   insertOrNull,
   isUniqueViolation,
   readTime,

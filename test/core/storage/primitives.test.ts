@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { consumeOne, insertOrNull, isUniqueViolation, transitionOne, type Database, type Where } from '@wallet/backend-core';
+import { consumeOne, insertOrNull, isUniqueViolation, transitionOne, transitionOneAndInsert, type Database, type Where } from '@wallet/backend-core';
 import knexFactory from 'knex';
 import { eachDialect, freshPostgresUrl, rejectionOf, useTestBackend, type DialectName } from '../../harness/index.js';
 
@@ -24,6 +24,7 @@ type RaceItem = {
 interface Primitives {
   consumeOne(where: Where): Promise<RaceItem | null>;
   transitionOne(where: Where, set: Record<string, unknown>): Promise<RaceItem | null>;
+  transitionOneAndInsert(where: Where, set: Record<string, unknown>, row: RaceItem): Promise<RaceItem | null>;
   insertOrNull(row: Record<string, unknown>, conflictColumns: string[]): Promise<RaceItem | null>;
 }
 
@@ -33,6 +34,7 @@ const FORMS: ReadonlyArray<{ label: string; of: (db: Database) => Primitives }> 
     of: (db) => ({
       consumeOne: (where) => consumeOne<RaceItem>(db.knex, TABLE, where),
       transitionOne: (where, set) => transitionOne<RaceItem>(db.knex, TABLE, where, set),
+      transitionOneAndInsert: (where, set, successor) => transitionOneAndInsert<RaceItem>(db.knex, TABLE, where, set, successor),
       insertOrNull: (row, columns) => insertOrNull<RaceItem>(db.knex, TABLE, row, columns),
     }),
   },
@@ -41,6 +43,7 @@ const FORMS: ReadonlyArray<{ label: string; of: (db: Database) => Primitives }> 
     of: (db) => ({
       consumeOne: (where) => db.consumeOne<RaceItem>(TABLE, where),
       transitionOne: (where, set) => db.transitionOne<RaceItem>(TABLE, where, set),
+      transitionOneAndInsert: (where, set, successor) => db.transitionOneAndInsert<RaceItem>(TABLE, where, set, successor),
       insertOrNull: (row, columns) => db.insertOrNull<RaceItem>(TABLE, row, columns),
     }),
   },
@@ -180,6 +183,20 @@ eachDialect('storage: conditional primitives', (dialect) => {
         expect(await rows(t.backend.db)).to.deep.equal([row(1, { status: 'taken', version: 2, winner }), row(2)]);
       });
 
+      it(`transitionOneAndInsert: of ${RACERS} concurrent rotations of one row exactly one wins, and only its successor is stored`, async () => {
+        await t.backend.db.knex(TABLE).insert([row(1), row(2)]);
+        const p = form.of(t.backend.db);
+        // Every racer brings its own successor (its own key), as every refresh signs its own session.
+        const results = await race(t.backend.db, dialect, (racer) =>
+          p.transitionOneAndInsert((qb) => qb.where({ id: 1, status: 'pending' }), { status: 'retired', winner: racer }, row(100 + racer, { winner: racer })),
+        );
+        const winners = winnersOf(results);
+        expect(winners).to.have.length(1);
+        const winner = winners[0]!;
+        expect(results[winner]).to.deep.equal(row(1, { status: 'retired', winner }));
+        expect(await rows(t.backend.db)).to.deep.equal([row(1, { status: 'retired', winner }), row(2), row(100 + winner, { winner })]);
+      });
+
       it(`insertOrNull: of ${RACERS} concurrent inserts of one key exactly one creates the row`, async () => {
         const p = form.of(t.backend.db);
         const results = await race(t.backend.db, dialect, (racer) => p.insertOrNull(row(7, { version: racer + 1, winner: racer }), ['id']));
@@ -268,6 +285,59 @@ eachDialect('storage: conditional primitives', (dialect) => {
     );
     expect((err as Error).message).to.equal('abort the transaction');
     expect(await rows(t.backend.db)).to.deep.equal([row(1), row(2)]);
+  });
+
+  it('transitionOneAndInsert whose guard does not match returns null, inserts nothing and changes nothing', async () => {
+    await t.backend.db.knex(TABLE).insert([row(1, { status: 'done' }), row(2)]);
+    const before = await rows(t.backend.db);
+    for (const where of [(qb: Parameters<Where>[0]) => qb.where({ id: 1, status: 'pending' }), (qb: Parameters<Where>[0]) => qb.where({ id: 99 })]) {
+      expect(await t.backend.db.transitionOneAndInsert(TABLE, where, { status: 'retired' }, row(3))).to.equal(null);
+      expect(await transitionOneAndInsert(t.backend.db.knex, TABLE, where, { status: 'retired' }, row(4))).to.equal(null);
+    }
+    expect(await rows(t.backend.db)).to.deep.equal(before);
+  });
+
+  it('transitionOneAndInsert whose WHERE matches two rows fails and changes nothing, alone or in a transaction', async () => {
+    await t.backend.db.knex(TABLE).insert([row(1), row(2)]);
+    const before = await rows(t.backend.db);
+    for (const attempt of [
+      () => t.backend.db.transitionOneAndInsert(TABLE, (qb) => qb.where({ status: 'pending' }), { status: 'retired' }, row(3)),
+      () => transitionOneAndInsert(t.backend.db.knex, TABLE, (qb) => qb.where({ status: 'pending' }), { status: 'retired' }, row(3)),
+      () => t.backend.db.transaction((trx) => t.backend.db.transitionOneAndInsert(TABLE, (qb) => qb.where({ status: 'pending' }), { status: 'retired' }, row(3), trx)),
+    ]) {
+      const err = await rejectionOf(attempt());
+      // Postgres inserts the successor's key twice and the one statement fails on it; SQLite counts first.
+      if (dialect === 'postgres') expect(isUniqueViolation(err), String(err)).to.equal(true);
+      else expect((err as Error).message).to.include(`${TABLE}: a conditional statement touched 2 rows`);
+      expect(await rows(t.backend.db)).to.deep.equal(before);
+    }
+  });
+
+  it('transitionOneAndInsert runs on a given transaction and rolls back with it', async () => {
+    await t.backend.db.knex(TABLE).insert([row(1)]);
+    const err = await rejectionOf(
+      t.backend.db.transaction(async (trx) => {
+        expect(await t.backend.db.transitionOneAndInsert(TABLE, (qb) => qb.where({ id: 1 }), { status: 'retired' }, row(2), trx)).to.include({ status: 'retired' });
+        expect(await trx(TABLE).count({ n: '*' })).to.deep.equal([{ n: dialect === 'postgres' ? '2' : 2 }]);
+        throw new Error('abort the transaction');
+      }),
+    );
+    expect((err as Error).message).to.equal('abort the transaction');
+    expect(await rows(t.backend.db)).to.deep.equal([row(1)]);
+  });
+
+  it('transitionOneAndInsert is one statement on Postgres (no transaction round trips), a transaction of two on SQLite', async () => {
+    await t.backend.db.knex(TABLE).insert([row(1)]);
+    const sent: string[] = [];
+    const onQuery = (event: { sql: string }) => sent.push(event.sql.trim().split(/\s+/)[0]!.toLowerCase());
+    t.backend.db.knex.on('query', onQuery);
+    try {
+      expect(await t.backend.db.transitionOneAndInsert(TABLE, (qb) => qb.where({ id: 1 }), { status: 'retired' }, row(2))).to.include({ status: 'retired' });
+    } finally {
+      t.backend.db.knex.off('query', onQuery);
+    }
+    expect(sent).to.deep.equal(dialect === 'postgres' ? ['with'] : ['begin;', 'update', 'insert', 'commit;']);
+    expect(await rows(t.backend.db)).to.deep.equal([row(1, { status: 'retired' }), row(2)]);
   });
 
   it('isUniqueViolation is true for a duplicate primary key and a duplicate unique column', async () => {

@@ -1,5 +1,5 @@
 export { TokenService, type TokenClaims, type TokenType, type TokenServiceOptions } from './tokens.js';
-export { SessionRepository, type SessionRow } from './session-repo.js';
+export { SessionRepository, type NewSession, type SessionRow } from './session-repo.js';
 export { SessionService, type AuthResponse } from './session-service.js';
 export { sessionRoutes } from './routes.js';
 export { sessionsPlugin } from './plugin.js';

@@ -33,24 +33,22 @@ function fromStored(row: StoredSession): SessionRow {
   };
 }
 
+/** A session about to be stored: only a peppered hash of its refresh token. */
+export interface NewSession {
+  id: string;
+  userId: string;
+  platform: Platform;
+  refreshTokenHash: string;
+  createdAt: Date;
+  expiresAt: Date;
+}
+
 /** All SQL of the sessions table. */
 export class SessionRepository {
   constructor(private readonly db: Database) {}
 
-  async insert(
-    executor: Executor,
-    session: { id: string; userId: string; platform: Platform; refreshTokenHash: string; createdAt: Date; expiresAt: Date },
-  ): Promise<void> {
-    const { time } = this.db.dialect;
-    await executor(TABLE).insert({
-      id: session.id,
-      user_id: session.userId,
-      platform: session.platform,
-      refresh_token_hash: session.refreshTokenHash,
-      created_at: time(session.createdAt),
-      expires_at: time(session.expiresAt),
-      revoked_at: null,
-    });
+  async insert(executor: Executor, session: NewSession): Promise<void> {
+    await executor(TABLE).insert(this.stored(session));
   }
 
   /** The session if it is live (not revoked, not expired) and belongs to `userId`. */
@@ -65,26 +63,28 @@ export class SessionRepository {
   }
 
   /**
-   * Revokes the live session holding this refresh-token hash, for this user and session id, in
-   * ONE conditional update: of concurrent callers exactly one gets the row (transitionOne).
+   * Rotation: revokes the live session holding this refresh-token hash (for this user, session
+   * id and platform) and inserts its successor, as ONE conditional step
+   * (transitionOneAndInsert): of concurrent callers exactly one rotates, and a caller that
+   * finds no live session inserts nothing. `true` when this caller rotated.
    */
-  async revokeLiveByRefreshHash(
-    executor: Executor,
-    match: { refreshTokenHash: string; userId: string; sessionId: string },
+  async rotate(
+    match: { refreshTokenHash: string; userId: string; sessionId: string; platform: Platform },
+    successor: NewSession,
     now: Date,
-  ): Promise<SessionRow | null> {
+  ): Promise<boolean> {
     const at = this.db.dialect.time(now);
-    const row = await this.db.transitionOne<StoredSession>(
+    const revoked = await this.db.transitionOneAndInsert<StoredSession>(
       TABLE,
       (qb) =>
         qb
-          .where({ refresh_token_hash: match.refreshTokenHash, user_id: match.userId, id: match.sessionId })
+          .where({ refresh_token_hash: match.refreshTokenHash, user_id: match.userId, id: match.sessionId, platform: match.platform })
           .whereNull('revoked_at')
           .where('expires_at', '>', at),
       { revoked_at: at },
-      executor,
+      this.stored(successor),
     );
-    return row ? fromStored(row) : null;
+    return revoked !== null;
   }
 
   /** Revokes whatever session holds this hash; `true` when one was live. Idempotent. */
@@ -95,6 +95,19 @@ export class SessionRepository {
       .whereNull('revoked_at')
       .update({ revoked_at: this.db.dialect.time(now) });
     return count > 0;
+  }
+
+  private stored(session: NewSession): Record<string, unknown> {
+    const { time } = this.db.dialect;
+    return {
+      id: session.id,
+      user_id: session.userId,
+      platform: session.platform,
+      refresh_token_hash: session.refreshTokenHash,
+      created_at: time(session.createdAt),
+      expires_at: time(session.expiresAt),
+      revoked_at: null,
+    };
   }
 
   /** Revokes every live session of a user (erasure confirmation, admin action); returns how many. */

@@ -3,7 +3,7 @@ import { newId, type Peppers } from '../crypto/index.js';
 import { coreErrors } from '../errors/index.js';
 import type { Platform, UserAuth } from '../http/index.js';
 import type { Database, Executor } from '../storage/index.js';
-import type { SessionRepository } from './session-repo.js';
+import type { NewSession, SessionRepository } from './session-repo.js';
 import type { TokenService } from './tokens.js';
 
 /** The token pair every login, registration, refresh and website verify returns (spec: AuthResponse). */
@@ -23,9 +23,9 @@ const BEARER = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/;
 
 /**
  * Sessions and the tokens that stand for them. Only a peppered hash of each refresh token is
- * stored; a refresh revokes the old session and opens a new one in one transaction whose
- * deciding step is a single conditional update, so of concurrent refreshes with one token
- * exactly one succeeds.
+ * stored; a refresh revokes the old session and stores its successor in one atomic step decided
+ * by a single conditional update, so of concurrent refreshes with one token exactly one
+ * succeeds and only the winner's successor exists.
  */
 export class SessionService {
   constructor(
@@ -38,48 +38,58 @@ export class SessionService {
 
   /** Opens a session for a user who has just proven who they are; pass `executor` to join the caller's transaction. */
   async start(userId: string, platform: Platform, executor: Executor = this.db.knex): Promise<AuthResponse> {
+    const { session, response } = await this.prepare(userId, platform);
+    await this.sessions.insert(executor, session);
+    return response;
+  }
+
+  /**
+   * spec › Authentication › refresh: verify the JWT, find the ACTIVE session by the peppered
+   * hash (same user as `sub`, same id as `sid`, same platform), revoke it and issue a fresh
+   * pair. A rotated, revoked or expired token, or the loser of a concurrent refresh, gets 401.
+   * The successor's tokens are signed before the database is touched, so the rotation is one
+   * conditional step that holds no connection while tokens are signed.
+   */
+  async refresh(refreshToken: string): Promise<AuthResponse> {
+    const claims = await this.tokens.verify(refreshToken, 'refresh');
+    if (claims === null) throw coreErrors.create.invalid_refresh_token();
+    const { session, response } = await this.prepare(claims.sub, claims.platform);
+    const rotated = await this.sessions.rotate(
+      { refreshTokenHash: this.peppers.pepper(refreshToken), userId: claims.sub, sessionId: claims.sid, platform: claims.platform },
+      session,
+      session.createdAt,
+    );
+    if (!rotated) throw coreErrors.create.invalid_refresh_token();
+    return response;
+  }
+
+  /** A new session's row and the token pair that stands for it, not yet stored. */
+  private async prepare(userId: string, platform: Platform): Promise<{ session: NewSession; response: AuthResponse }> {
     const now = this.clock.now();
     const sessionId = newId();
     const [accessToken, refreshToken] = await Promise.all([
       this.tokens.sign({ sub: userId, sid: sessionId, typ: 'access', platform }),
       this.tokens.sign({ sub: userId, sid: sessionId, typ: 'refresh', platform }),
     ]);
-    await this.sessions.insert(executor, {
-      id: sessionId,
-      userId,
-      platform,
-      refreshTokenHash: this.peppers.pepper(refreshToken),
-      createdAt: now,
-      expiresAt: addMs(now, this.tokens.refreshTtlSec * 1000),
-    });
     return {
-      access_token: accessToken,
-      refresh_token: refreshToken,
-      token_type: 'Bearer',
-      expires_in: this.tokens.accessTtlSec,
-      refresh_expires_in: this.tokens.refreshTtlSec,
-      user_id: userId,
-      platform,
+      session: {
+        id: sessionId,
+        userId,
+        platform,
+        refreshTokenHash: this.peppers.pepper(refreshToken),
+        createdAt: now,
+        expiresAt: addMs(now, this.tokens.refreshTtlSec * 1000),
+      },
+      response: {
+        access_token: accessToken,
+        refresh_token: refreshToken,
+        token_type: 'Bearer',
+        expires_in: this.tokens.accessTtlSec,
+        refresh_expires_in: this.tokens.refreshTtlSec,
+        user_id: userId,
+        platform,
+      },
     };
-  }
-
-  /**
-   * spec › Authentication › refresh: verify the JWT, find the ACTIVE session by the peppered
-   * hash (same user as `sub`, same id as `sid`), revoke it and issue a fresh pair. A rotated,
-   * revoked or expired token, or the loser of a concurrent refresh, gets 401.
-   */
-  async refresh(refreshToken: string): Promise<AuthResponse> {
-    const claims = await this.tokens.verify(refreshToken, 'refresh');
-    if (claims === null) throw coreErrors.create.invalid_refresh_token();
-    return this.db.transaction(async (trx) => {
-      const revoked = await this.sessions.revokeLiveByRefreshHash(
-        trx,
-        { refreshTokenHash: this.peppers.pepper(refreshToken), userId: claims.sub, sessionId: claims.sid },
-        this.clock.now(),
-      );
-      if (revoked === null) throw coreErrors.create.invalid_refresh_token();
-      return this.start(revoked.userId, revoked.platform, trx);
-    });
   }
 
   /** Idempotent: an unknown, malformed or already revoked token also succeeds (spec › logout). */

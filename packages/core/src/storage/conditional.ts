@@ -1,8 +1,8 @@
 import type { Knex } from 'knex';
 import { dialectOf } from './dialect.js';
+import { inTransaction, requireAtMostOne, type Executor } from './single-row.js';
 
-/** A knex handle: the pool or a transaction, always passed explicitly (no ambient transaction). */
-export type Executor = Knex | Knex.Transaction;
+export type { Executor } from './single-row.js';
 /** Narrows a query to the row(s) it may touch; it is both the selector and the guard. */
 export type Where = (qb: Knex.QueryBuilder) => void;
 
@@ -12,14 +12,7 @@ export type Where = (qb: Knex.QueryBuilder) => void;
  * selects several rows is a programming error and must change nothing.
  */
 async function single<T>(db: Executor, table: string, statement: (executor: Executor) => Promise<T[]>): Promise<T | null> {
-  const run = async (executor: Executor) => {
-    const rows = await statement(executor);
-    if (rows.length > 1) {
-      throw new Error(`${table}: a conditional statement touched ${rows.length} rows; its WHERE must select by a unique key`);
-    }
-    return rows[0] ?? null;
-  };
-  return (db as Knex.Transaction).isTransaction ? run(db) : db.transaction(run);
+  return inTransaction(db, async (executor) => requireAtMostOne(table, await statement(executor))[0] ?? null);
 }
 
 /**
@@ -51,6 +44,28 @@ export async function transitionOne<T extends object>(
   set: Record<string, unknown>,
 ): Promise<T | null> {
   return single(db, table, async (executor) => (await executor(table).where(where).update(set).returning('*')) as T[]);
+}
+
+/**
+ * transitionOneAndInsert — transitionOne, and only when it changed the row, insert `row` into
+ * the same table, as one atomic step: a successor replaces what it retires (a refreshed
+ * session for the revoked one). Returns the transitioned row as it now is, or `null` when the
+ * guard did not match and nothing changed.
+ *
+ * Guarantee: that of transitionOne; a loser inserts nothing. On Postgres it is ONE statement
+ * (no transaction round trips, no connection held between them); on SQLite, two statements in
+ * a transaction on the single writer. `row` must carry the table's primary key: if `where`
+ * selects several rows, Postgres inserts that key twice and the whole statement fails on it,
+ * SQLite refuses the update count; either way nothing changes.
+ */
+export async function transitionOneAndInsert<T extends object>(
+  db: Executor,
+  table: string,
+  where: Where,
+  set: Record<string, unknown>,
+  row: Record<string, unknown>,
+): Promise<T | null> {
+  return requireAtMostOne(table, await dialectOf(db).transitionThenInsert<T>(db, table, where, set, row))[0] ?? null;
 }
 
 /**

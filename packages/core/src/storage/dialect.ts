@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { inTransaction, requireAtMostOne, type Executor } from './single-row.js';
 
 /**
  * The ONE place that knows which database it is talking to (DESIGN §4, STYLE G6). Feature code
@@ -34,6 +35,19 @@ export interface Dialect {
    * statement with RETURNING appended (SQLite ≥ 3.35 supports it).
    */
   deleteReturning<T>(executor: Knex | Knex.Transaction, table: string, where: (qb: Knex.QueryBuilder) => void): Promise<T[]>;
+  /**
+   * `UPDATE … RETURNING *` and, only when it updated a row, `INSERT row`, atomically; the
+   * updated rows. Postgres: ONE statement, the update in a data-modifying WITH whose output
+   * gates an `INSERT … SELECT`. SQLite allows no data-modifying WITH, so both run in a
+   * transaction (the caller's or its own), refusing an update of several rows before inserting.
+   */
+  transitionThenInsert<T>(
+    executor: Executor,
+    table: string,
+    where: (qb: Knex.QueryBuilder) => void,
+    set: Record<string, unknown>,
+    row: Record<string, unknown>,
+  ): Promise<T[]>;
   /**
    * Makes `column` of `table` write-once in the database itself (a migration step): once it
    * holds a value, an UPDATE that changes it or sets it back to NULL is refused (Postgres
@@ -71,6 +85,24 @@ const postgres: Dialect = {
   async deleteReturning<T>(executor: Knex | Knex.Transaction, table: string, where: (qb: Knex.QueryBuilder) => void) {
     return (await executor(table).where(where).delete().returning('*')) as T[];
   },
+  async transitionThenInsert<T>(
+    executor: Executor,
+    table: string,
+    where: (qb: Knex.QueryBuilder) => void,
+    set: Record<string, unknown>,
+    row: Record<string, unknown>,
+  ) {
+    const update = executor(table).where(where).update(set).returning('*').toSQL();
+    const columns = Object.keys(row);
+    const list = (mark: string) => columns.map(() => mark).join(', ');
+    // The parameters of the INSERT's SELECT take the target columns' types (Postgres resolves
+    // unknown-typed SELECT outputs of an INSERT against its columns), as a VALUES list would.
+    const result = (await executor.raw(
+      `with transitioned as (${update.sql}), inserted as (insert into ?? (${list('??')}) select ${list('?')} from transitioned) select * from transitioned`,
+      [...update.bindings, table, ...columns, ...Object.values(row)] as Knex.RawBinding[],
+    )) as { rows: T[] };
+    return result.rows;
+  },
   async writeOnce(trx, table, column) {
     const name = `${table}_${column}_write_once`;
     await trx.raw(
@@ -103,6 +135,19 @@ const sqlite: Dialect = {
   async deleteReturning<T>(executor: Knex | Knex.Transaction, table: string, where: (qb: Knex.QueryBuilder) => void) {
     const { sql, bindings } = executor(table).where(where).delete().toSQL().toNative();
     return (await executor.raw(`${sql} returning *`, bindings)) as T[];
+  },
+  async transitionThenInsert<T>(
+    executor: Executor,
+    table: string,
+    where: (qb: Knex.QueryBuilder) => void,
+    set: Record<string, unknown>,
+    row: Record<string, unknown>,
+  ) {
+    return inTransaction(executor, async (trx) => {
+      const updated = requireAtMostOne(table, (await trx(table).where(where).update(set).returning('*')) as T[]);
+      if (updated.length === 1) await trx(table).insert(row);
+      return updated;
+    });
   },
   async writeOnce(trx, table, column) {
     await trx.raw(

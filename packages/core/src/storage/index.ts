@@ -11,7 +11,7 @@ export {
   type DialectKind,
 } from './dialect.js';
 export { connect, parseDatabaseUrl, type Connection, type DatabaseTarget } from './connect.js';
-export { consumeOne, transitionOne, insertOrNull, type Executor, type Where } from './conditional.js';
+export { consumeOne, transitionOne, transitionOneAndInsert, insertOrNull, type Executor, type Where } from './conditional.js';
 export { createDatabase, type Database } from './database.js';
 export { isUuid } from './uuid.js';
 export { poolUse, type PoolUse } from './pool-use.js';
