@@ -67,8 +67,21 @@ eachDialect('real tier: monerod --regtest', (dialect) => {
       const relayed = await fetch(`${monerod.rpcUrl}/send_raw_transaction`, { method: 'POST', body: JSON.stringify({ tx_as_hex: signed.tx_blob }) }).then((r) => r.json() as Promise<{ status?: string }>);
       expect(relayed.status).to.equal('OK');
       expect((await post('confirmations', { asset: 'xmr', txid: signed.tx_hash })).body).to.include({ found: true, in_pool: true, confirmations: 0 });
-      await monerod.rpc('generateblocks', { amount_of_blocks: 1, wallet_address: MINER });
-      expect((await post('confirmations', { asset: 'xmr', txid: signed.tx_hash })).body).to.include({ found: true, in_pool: false, confirmations: 1 });
+      // monerod may mine a block from a template made before the transaction reached its pool;
+      // mine until the daemon itself reports it in a block, then compare with the daemon's depth.
+      let mined: { in_pool: boolean; block_height?: number } = { in_pool: true };
+      for (let attempt = 0; attempt < 5 && mined.in_pool; attempt++) {
+        await monerod.rpc('generateblocks', { amount_of_blocks: 1, wallet_address: MINER });
+        const known = await fetch(`${monerod.rpcUrl}/get_transactions`, { method: 'POST', body: JSON.stringify({ txs_hashes: [signed.tx_hash] }) });
+        mined = ((await known.json()) as { txs: Array<{ in_pool: boolean; block_height?: number }> }).txs[0]!;
+      }
+      expect(mined.in_pool, 'the daemon mined the transaction').to.equal(false);
+      const { height } = (await fetch(`${monerod.rpcUrl}/get_height`, { method: 'POST', body: '{}' }).then((r) => r.json())) as { height: number };
+      expect((await post('confirmations', { asset: 'xmr', txid: signed.tx_hash })).body).to.include({
+        found: true,
+        in_pool: false,
+        confirmations: height - mined.block_height!,
+      });
     } finally {
       await wallet.stop();
     }
