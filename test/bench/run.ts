@@ -27,10 +27,12 @@
  *   BENCH_ROUNDS=1 BENCH_DURATION_SEC=2 npm run bench
  *
  * Environment:
- *   BENCH_ROUNDS         rounds per dialect (default 3)
+ *   BENCH_ROUNDS         rounds per dialect (default 7: on a shared VM the same server's CPU per
+ *                        request moves by a third between runs a minute apart, so the median of
+ *                        many short paired runs is steadier than of a few long ones)
  *   BENCH_CONNECTIONS    autocannon connections (default 64)
- *   BENCH_DURATION_SEC   measured seconds per run (default 10; fractions allowed)
- *   BENCH_WARMUP_SEC     warm-up seconds before each run (default 2)
+ *   BENCH_DURATION_SEC   measured seconds per run (default 4; fractions allowed)
+ *   BENCH_WARMUP_SEC     warm-up seconds before each run (default 1)
  *   BENCH_DIALECTS       sqlite,postgres (default both)
  *   BENCH_ENDPOINTS      comma list of endpoint ids (default all: health, me, nip05, username,
  *                        user-keys, refresh, extension, relay-create, grin-scan)
@@ -340,10 +342,10 @@ export function optionsFromEnv(): BenchOptions {
   const entry = process.env.BENCH_WALLET_ENTRY ?? 'dist';
   if (entry !== 'dist' && entry !== 'source') throw new Error('BENCH_WALLET_ENTRY must be dist or source');
   return {
-    rounds: Math.floor(numberEnv('BENCH_ROUNDS', 3, 1)),
+    rounds: Math.floor(numberEnv('BENCH_ROUNDS', 7, 1)),
     connections: Math.floor(numberEnv('BENCH_CONNECTIONS', 64, 1)),
-    durationSec: numberEnv('BENCH_DURATION_SEC', 10, 0.1),
-    warmupSec: numberEnv('BENCH_WARMUP_SEC', 2, 0),
+    durationSec: numberEnv('BENCH_DURATION_SEC', 4, 0.1),
+    warmupSec: numberEnv('BENCH_WARMUP_SEC', 1, 0),
     dialects: dialects as Dialect[],
     ...(process.env.BENCH_ENDPOINTS ? { endpoints: process.env.BENCH_ENDPOINTS.split(',').map((e) => e.trim()) } : {}),
     walletEntry: entry,
