@@ -65,7 +65,9 @@ export async function transitionOneAndInsert<T extends object>(
   set: Record<string, unknown>,
   row: Record<string, unknown>,
 ): Promise<T | null> {
-  return requireAtMostOne(table, await dialectOf(db).transitionThenInsert<T>(db, table, where, set, row))[0] ?? null;
+  // The dialect returns at most one row (see the guarantee above): no second count here.
+  const [transitioned] = await dialectOf(db).transitionThenInsert(db, table, where, set, row);
+  return (transitioned as T | undefined) ?? null;
 }
 
 /**

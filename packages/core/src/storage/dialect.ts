@@ -40,14 +40,16 @@ export interface Dialect {
    * updated rows. Postgres: ONE statement, the update in a data-modifying WITH whose output
    * gates an `INSERT … SELECT`. SQLite allows no data-modifying WITH, so both run in a
    * transaction (the caller's or its own), refusing an update of several rows before inserting.
+   * Never more than one row: on Postgres `row`'s primary key makes a second insert fail the
+   * statement.
    */
-  transitionThenInsert<T>(
+  transitionThenInsert(
     executor: Executor,
     table: string,
     where: (qb: Knex.QueryBuilder) => void,
     set: Record<string, unknown>,
     row: Record<string, unknown>,
-  ): Promise<T[]>;
+  ): Promise<unknown[]>;
   /**
    * Makes `column` of `table` write-once in the database itself (a migration step): once it
    * holds a value, an UPDATE that changes it or sets it back to NULL is refused (Postgres
@@ -85,13 +87,7 @@ const postgres: Dialect = {
   async deleteReturning<T>(executor: Knex | Knex.Transaction, table: string, where: (qb: Knex.QueryBuilder) => void) {
     return (await executor(table).where(where).delete().returning('*')) as T[];
   },
-  async transitionThenInsert<T>(
-    executor: Executor,
-    table: string,
-    where: (qb: Knex.QueryBuilder) => void,
-    set: Record<string, unknown>,
-    row: Record<string, unknown>,
-  ) {
+  async transitionThenInsert(executor, table, where, set, row) {
     const update = executor(table).where(where).update(set).returning('*').toSQL();
     const columns = Object.keys(row);
     const list = (mark: string) => columns.map(() => mark).join(', ');
@@ -100,7 +96,7 @@ const postgres: Dialect = {
     const result = (await executor.raw(
       `with transitioned as (${update.sql}), inserted as (insert into ?? (${list('??')}) select ${list('?')} from transitioned) select * from transitioned`,
       [...update.bindings, table, ...columns, ...Object.values(row)] as Knex.RawBinding[],
-    )) as { rows: T[] };
+    )) as { rows: unknown[] };
     return result.rows;
   },
   async writeOnce(trx, table, column) {
@@ -136,15 +132,9 @@ const sqlite: Dialect = {
     const { sql, bindings } = executor(table).where(where).delete().toSQL().toNative();
     return (await executor.raw(`${sql} returning *`, bindings)) as T[];
   },
-  async transitionThenInsert<T>(
-    executor: Executor,
-    table: string,
-    where: (qb: Knex.QueryBuilder) => void,
-    set: Record<string, unknown>,
-    row: Record<string, unknown>,
-  ) {
+  async transitionThenInsert(executor, table, where, set, row) {
     return inTransaction(executor, async (trx) => {
-      const updated = requireAtMostOne(table, (await trx(table).where(where).update(set).returning('*')) as T[]);
+      const updated = requireAtMostOne(table, (await trx(table).where(where).update(set).returning('*')) as unknown[]);
       if (updated.length === 1) await trx(table).insert(row);
       return updated;
     });
