@@ -185,8 +185,14 @@ export function provenKeyBody(key: SigningKey, userId: string): Record<string, u
   return { asset: key.asset, public_key: key.publicKey, signature: key.sign(keyProofMessage(userId, key.asset, key.publicKey)) };
 }
 
-/** One signing key of every kind a website login accepts, each with the registered value. */
+/**
+ * One signing key of every kind a website login accepts, each with the registered value. BTC
+ * comes last so the indices of the others stay put; it is here because a BTC key that is not
+ * the account's identity resolves logins through its key proof like any other asset.
+ */
 export function signingKeysOfEveryAsset(): SigningKey[] {
+  const btc = new BtcKey();
+  const legacyBtc = new BtcKey();
   const ltc = new BtcKey();
   const legacyLtc = new BtcKey();
   const xmr = new CryptonoteKey('xmr');
@@ -200,5 +206,7 @@ export function signingKeysOfEveryAsset(): SigningKey[] {
     { asset: 'wow', publicKey: wow.address(), sign: (m) => wow.sign(m) },
     { asset: 'grin', publicKey: grin.publicKeyHex, sign: (m) => grin.sign(m) },
     { asset: 'grin', publicKey: grinAddress.slatepackAddress, sign: (m) => grinAddress.sign(m) },
+    { asset: 'btc', publicKey: btc.publicKeyHex, sign: (m) => btc.signMessage(m) },
+    { asset: 'btc', publicKey: legacyBtc.uncompressedHex, sign: (m) => legacyBtc.signMessage(m, 'btc', { uncompressed: true }) },
   ];
 }

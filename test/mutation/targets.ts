@@ -35,6 +35,8 @@ export const TARGETS: readonly Target[] = [
   { mutate: 'packages/core/src/storage/conditional.ts', spec: ['test/core/storage/primitives.test.ts', 'test/core/storage/consume-*.test.ts', 'test/core/challenges/*.test.ts'] },
   { mutate: 'packages/core/src/auth/*.ts', spec: [...SESSION_SPECS, ...SIGNED_ACTION_SPECS, ...IDENTITY_SPECS] },
   { mutate: 'packages/core/src/crypto/*.ts', spec: ['test/core/crypto/*.test.ts', ...SIGNED_ACTION_SPECS, ...IDENTITY_SPECS] },
+  // The login services decide which account a key resolves to: the key-proof specs of the directory reach them too (issue 29 item 11).
+  { mutate: 'packages/core/src/identity/*-service.ts', spec: [...IDENTITY_SPECS, ...SESSION_SPECS, 'test/core/directory/key-proofs.test.ts'] },
   { mutate: 'packages/core/src/identity/*.ts', spec: [...IDENTITY_SPECS, ...SESSION_SPECS] },
   { mutate: 'packages/core/src/admin/keys.ts', spec: ['test/core/admin/*.test.ts'] },
   { mutate: 'packages/core/src/admin/audit.ts', spec: ['test/core/admin/*.test.ts', ...ERASURE_SPECS] },
@@ -50,6 +52,12 @@ export const TARGETS: readonly Target[] = [
   { mutate: 'packages/relay-admission/src/policy.ts', spec: ['test/relay-admission/hook.test.ts', 'test/relay-admission/mutants.test.ts'] },
   { mutate: 'packages/relay-admission/src/membership.ts', spec: ['test/relay-admission/hook.test.ts', 'test/relay-admission/mutants.test.ts'] },
   { mutate: 'packages/relay-admission/src/admission.ts', spec: ['test/relay-admission/hook.test.ts', 'test/relay-admission/mutants.test.ts'] },
+  // Key ownership (issue 29 item 11): a skipped proof check for one asset survived the whole suite.
+  // These decide whether a key is proven, whose proof it is, and which stored value a key is.
+  ...['directory-service', 'key-repo', 'key-proof', 'key-forms', 'receiving-keys', 'usernames'].map((name) => ({
+    mutate: `packages/core/src/directory/${name}.ts`,
+    spec: ['test/core/directory/*.test.ts', 'test/core/identity/key-ownership.test.ts', 'test/core/identity/extension-key-proofs.test.ts', 'test/core/identity/website*.test.ts', 'test/docs/key-proof.test.ts'],
+  })),
 ];
 
 /** A concern's index.ts only re-exports: nothing to mutate. */
