@@ -81,7 +81,9 @@ export class DirectoryService {
     const userId = await this.keys.provenOwner({ asset: 'grin', keyTypes: ['slatepack_address', 'primary'], publicKey: address.toLowerCase() });
     if (userId === null) return { registered: false, user_id: null, username: null };
     const row = (await this.db.knex('users').select('username').where({ id: userId }).first()) as { username: string | null } | undefined;
-    return { registered: true, user_id: userId, username: row?.username ?? null };
+    // Erased between the two reads (its keys went with it): nobody owns the address any more.
+    if (row === undefined) return { registered: false, user_id: null, username: null };
+    return { registered: true, user_id: userId, username: row.username };
   }
 
   /** NIP-05: `{names, relays}` for a linked user's handle; an empty document for anything else, never an error. */
