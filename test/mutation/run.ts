@@ -12,15 +12,23 @@
  *                              process and every spec of the target); reported as ignored
  *   --concurrency <n>          Stryker test runners (default 1: the machine is shared)
  *   --threshold <n>            minimum score per file, in percent (default 90)
+ *   --no-record                do not write the results to test/mutation/results.json and the
+ *                              table of docs/testing.md (a trial run)
  *
  * A file passes when its score, after taking out the survivors listed in
- * equivalent-mutants.json, is at least the threshold. Exit code 1 when any file fails, when a
+ * equivalent-mutants.json, is at least the threshold; an entry of that list that matches no
+ * mutant, several, or a killed one fails the file with a message saying how to re-pin it
+ * (test/mutation/equivalents.ts). Each file's result replaces its row in
+ * test/mutation/results.json, from which the table of docs/testing.md is regenerated. Exit code 1 when any file fails, when a
  * run breaks, or when the tests did not load the mutated copy at all.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { describeMutant, matchEquivalents, type Equivalent, type ReportMutant } from './equivalents.js';
+import { RESULTS_PATH, recordResult, type FileResult, type ResultsFile } from './results.js';
+import { writeTable } from './table.js';
 import { SKIPPED, TARGETS } from './targets.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -30,26 +38,7 @@ const EQUIVALENTS_FILE = join(ROOT, 'test', 'mutation', 'equivalent-mutants.json
 /** Stryker's instrumentation marker: never in a source file of the checkout. */
 const MARKER = 'stryMutAct_9fa48';
 
-interface Position { line: number; column: number }
-interface ReportMutant {
-  id: string;
-  mutatorName: string;
-  replacement?: string;
-  status: 'Killed' | 'Survived' | 'NoCoverage' | 'Timeout' | 'CompileError' | 'RuntimeError' | 'Ignored' | 'Pending';
-  coveredBy?: string[];
-  /** Module-level code: run against every test, so per-test coverage lists none. */
-  static?: boolean;
-  location: { start: Position; end: Position };
-}
 interface Report { files: Record<string, { source: string; mutants: ReportMutant[] }> }
-interface Equivalent {
-  file: string;
-  mutator: string;
-  original: string;
-  replacement: string;
-  line?: number;
-  reason: string;
-}
 interface Result {
   file: string;
   mutants: number;
@@ -65,6 +54,7 @@ interface Result {
   seconds: number;
   survivors: string[];
   problems: string[];
+  notes: string[];
 }
 
 function fail(message: string): never {
@@ -72,13 +62,14 @@ function fail(message: string): never {
   process.exit(1);
 }
 
-function parseArgs(argv: string[]): { files: string[]; since?: string; spec?: string[]; summary?: string; concurrency: number; threshold: number; ignoreStatic: boolean } {
+function parseArgs(argv: string[]): { files: string[]; since?: string; spec?: string[]; summary?: string; concurrency: number; threshold: number; ignoreStatic: boolean; record: boolean } {
   const files: string[] = [];
   let since: string | undefined;
   let summary: string | undefined;
   let spec: string[] | undefined;
   let concurrency = 1;
   let ignoreStatic = false;
+  let record = true;
   let threshold = 90;
   const list = (value: string | undefined, flag: string): string[] => {
     if (value === undefined || value.startsWith('--')) fail(`${flag} needs a value`);
@@ -91,6 +82,7 @@ function parseArgs(argv: string[]): { files: string[]; since?: string; spec?: st
     else if (arg === '--since') since = list(argv[++i], arg)[0];
     else if (arg === '--summary') summary = list(argv[++i], arg)[0];
     else if (arg === '--ignore-static') ignoreStatic = true;
+    else if (arg === '--no-record') record = false;
     else if (arg === '--concurrency') concurrency = Number(argv[++i]);
     else if (arg === '--threshold') threshold = Number(argv[++i]);
     else if (arg.startsWith('--')) fail(`unknown option ${arg}`);
@@ -99,7 +91,7 @@ function parseArgs(argv: string[]): { files: string[]; since?: string; spec?: st
   if (!Number.isInteger(concurrency) || concurrency < 1) fail('--concurrency must be a positive integer');
   if (!Number.isFinite(threshold) || threshold < 0 || threshold > 100) fail('--threshold must be 0..100');
   if (since !== undefined && files.length > 0) fail('--since picks the files itself: give no files with it');
-  return { files, since, spec, summary, concurrency, threshold, ignoreStatic };
+  return { files, since, spec, summary, concurrency, threshold, ignoreStatic, record };
 }
 
 /** `dir/*.ts` or a plain path, relative to the root; only the last segment may hold a `*`. */
@@ -146,46 +138,21 @@ function loadEquivalents(): Equivalent[] {
   return parsed.mutants ?? [];
 }
 
-/** The text a mutant replaces (report positions: 1-based lines and columns). */
-function originalText(source: string, location: ReportMutant['location']): string {
-  const lines = source.split('\n');
-  const { start, end } = location;
-  if (start.line === end.line) return lines[start.line - 1]!.slice(start.column - 1, end.column - 1);
-  return [
-    lines[start.line - 1]!.slice(start.column - 1),
-    ...lines.slice(start.line, end.line - 1),
-    lines[end.line - 1]!.slice(0, end.column - 1),
-  ].join('\n');
-}
-
-const squash = (text: string): string => text.replace(/\s+/g, ' ').trim();
-
 function summarise(file: string, report: Report, equivalents: Equivalent[], seconds: number): Result {
   const entry = report.files[file];
   const result: Result = {
     file, mutants: 0, killed: 0, timeout: 0, survived: 0, noCoverage: 0, errors: 0, ignored: 0, equivalent: 0,
-    raw: 0, score: 0, seconds, survivors: [], problems: [],
+    raw: 0, score: 0, seconds, survivors: [], problems: [], notes: [],
   };
   if (entry === undefined) {
     result.problems.push('not in the report (no mutants, or the path is wrong)');
     return result;
   }
   const mutants = entry.mutants;
-  const describe = (m: ReportMutant): string =>
-    `${file}:${m.location.start.line}:${m.location.start.column} ${m.mutatorName}: ${squash(originalText(entry.source, m.location)).slice(0, 80)} → ${squash(m.replacement ?? '').slice(0, 80)}`;
-
-  const equivalentIds = new Set<string>();
-  for (const eq of equivalents.filter((e) => e.file === file)) {
-    const candidates = mutants.filter((m) => m.mutatorName === eq.mutator
-      && squash(m.replacement ?? '') === squash(eq.replacement)
-      && squash(originalText(entry.source, m.location)) === squash(eq.original)
-      && (eq.line === undefined || m.location.start.line === eq.line));
-    if (candidates.length === 0) result.problems.push(`stale equivalent-mutants entry (no such mutant now): ${eq.mutator} ${eq.original} → ${eq.replacement}`);
-    else if (candidates.length > 1) result.problems.push(`ambiguous equivalent-mutants entry (${candidates.length} mutants match; add "line"): ${eq.mutator} ${eq.original} → ${eq.replacement}`);
-    // Unreachable code shows up as NoCoverage: it may be listed like a survivor, with the reason it cannot be reached.
-    else if (candidates[0]!.status !== 'Survived' && candidates[0]!.status !== 'NoCoverage') result.problems.push(`equivalent-mutants entry for a mutant that is ${candidates[0]!.status}, not a survivor: ${describe(candidates[0]!)}`);
-    else equivalentIds.add(candidates[0]!.id);
-  }
+  const matching = matchEquivalents(file, entry.source, mutants, equivalents);
+  const equivalentIds = matching.ids;
+  result.problems.push(...matching.problems);
+  result.notes.push(...matching.notes);
 
   for (const m of mutants) {
     if (m.status === 'Ignored' || m.status === 'Pending') {
@@ -200,7 +167,7 @@ function summarise(file: string, report: Report, equivalents: Equivalent[], seco
       if (m.status === 'Survived') result.survived += 1;
       else result.noCoverage += 1;
       const mark = equivalentIds.has(m.id) ? ' [equivalent]' : m.status === 'NoCoverage' ? ' [no coverage]' : '';
-      result.survivors.push(`${describe(m)}${mark}`);
+      result.survivors.push(`${describeMutant(file, entry.source, m)}${mark}`);
     }
   }
   result.equivalent = equivalentIds.size;
@@ -262,6 +229,28 @@ function table(results: Result[], threshold: number): string {
   ].join('\n');
 }
 
+/** The file's row of results.json, and the docs table regenerated from it: what docs/testing.md shows is the last run. */
+function record(r: Result, args: ReturnType<typeof parseArgs>): void {
+  const path = join(ROOT, RESULTS_PATH);
+  const doc = JSON.parse(readFileSync(path, 'utf8')) as ResultsFile;
+  const row: FileResult = {
+    file: r.file,
+    mutants: r.mutants,
+    killed: r.killed + r.timeout,
+    survived: r.survived + r.noCoverage,
+    equivalent: r.equivalent,
+    ...(args.ignoreStatic ? { ignored: r.ignored, ignoreStatic: true } : {}),
+    raw: Math.round(r.raw * 10) / 10,
+    score: Math.round(r.score * 10) / 10,
+    verdict: r.score >= args.threshold && r.problems.length === 0 ? 'pass' : 'FAIL',
+    date: new Date().toISOString().slice(0, 10),
+    seconds: Math.round(r.seconds),
+    ...(args.spec === undefined ? {} : { spec: args.spec }),
+  };
+  writeFileSync(path, `${JSON.stringify(recordResult(doc, row), null, 2)}\n`);
+  writeTable(ROOT);
+}
+
 function main(): void {
   const args = parseArgs(process.argv.slice(2));
   const targetFiles = [...new Set(TARGETS.flatMap((t) => expand(t.mutate)))].filter((f) => !SKIPPED.some((re) => re.test(f)));
@@ -295,8 +284,8 @@ function main(): void {
       '',
     ];
     for (const r of results) {
-      if (r.survivors.length === 0 && r.problems.length === 0) continue;
-      lines.push(`## ${r.file}`, '', ...r.problems.map((p) => `- PROBLEM: ${p}`), ...r.survivors.map((s) => `- ${s}`), '');
+      if (r.survivors.length === 0 && r.problems.length === 0 && r.notes.length === 0) continue;
+      lines.push(`## ${r.file}`, '', ...r.problems.map((p) => `- PROBLEM: ${p}`), ...r.notes.map((n) => `- note: ${n}`), ...r.survivors.map((s) => `- ${s}`), '');
     }
     const summary = lines.join('\n');
     writeFileSync(summaryFile, summary);
@@ -313,7 +302,9 @@ function main(): void {
     if (!existsSync(jsonFile)) {
       results.push({ ...summarise(file, { files: {} }, [], seconds), problems: ['Stryker wrote no report (see its output above)'] });
     } else {
-      results.push(summarise(file, JSON.parse(readFileSync(jsonFile, 'utf8')) as Report, equivalents, seconds));
+      const result = summarise(file, JSON.parse(readFileSync(jsonFile, 'utf8')) as Report, equivalents, seconds);
+      results.push(result);
+      if (args.record) record(result, args);
     }
     writeSummary();
   }
