@@ -39,7 +39,8 @@ eachDialect('erasure: export and erasure across the feature packages', (dialect)
     const key = new NostrKey();
     const { id: userId } = await seedUser(t.backend, { nostrPubkey: key.pubkey, username: 'erin' });
     const token = (await t.backend.sessions.start(userId, 'extension')).access_token;
-    const other = await seedSession(t.backend);
+    // Premium sells only to an account with a linked Nostr key (the relay admits by that key).
+    const other = await seedSession(t.backend, 'extension', { nostrPubkey: new NostrKey().pubkey });
     const otherToken = other.auth.access_token;
 
     // Grin relay: one entry each way.

@@ -23,7 +23,11 @@ export async function seedUser(
   return { id };
 }
 
-export async function seedSession(backend: WalletBackend, platform: Platform = 'extension'): Promise<{ userId: string; auth: AuthResponse }> {
-  const { id } = await seedUser(backend);
+export async function seedSession(
+  backend: WalletBackend,
+  platform: Platform = 'extension',
+  fields: Parameters<typeof seedUser>[1] = {},
+): Promise<{ userId: string; auth: AuthResponse }> {
+  const { id } = await seedUser(backend, fields);
   return { userId: id, auth: await backend.sessions.start(id, platform) };
 }

@@ -1,6 +1,6 @@
 import type { PluginContext, WalletPlugin } from '@wallet/backend-core';
 import { premiumPlugin, type PremiumOptions } from '@wallet/premium';
-import { createTestBackend, seedSession, type DialectName, type TestBackend } from '../harness/index.js';
+import { createTestBackend, NostrKey, seedSession, type DialectName, type TestBackend } from '../harness/index.js';
 import { FAKE_API_KEY, FAKE_STORE_ID, GreenfieldFake } from '../fakes/greenfield.js';
 
 export const PREMIUM_OPTIONS: PremiumOptions = {
@@ -16,8 +16,9 @@ export const PREMIUM_OPTIONS: PremiumOptions = {
 export interface PremiumWorld {
   t: TestBackend;
   btcpay: GreenfieldFake;
-  alice: { userId: string; token: string };
-  bob: { userId: string; token: string };
+  /** Each with a linked Nostr key (`nostrPubkey`, hex). */
+  alice: { userId: string; token: string; nostrPubkey: string };
+  bob: { userId: string; token: string; nostrPubkey: string };
   /** The plugin context as a probe plugin saw it (the core hooks, as erasure and export run them). */
   ctx: PluginContext;
 }
@@ -42,9 +43,11 @@ export function usePremiumWorld(dialect: DialectName, options: PremiumOptions = 
       settings: { btcpayUrl: btcpay.url, btcpayStoreId: FAKE_STORE_ID, btcpayApiKey: FAKE_API_KEY, upstreamTimeoutMs },
     });
     now = () => t.clock.now();
+    // Both have a linked Nostr key: without one an invoice is refused (the relay could not admit them).
     const session = async () => {
-      const { userId, auth } = await seedSession(t.backend);
-      return { userId, token: auth.access_token };
+      const nostrPubkey = new NostrKey().pubkey;
+      const { userId, auth } = await seedSession(t.backend, 'extension', { nostrPubkey });
+      return { userId, token: auth.access_token, nostrPubkey };
     };
     Object.assign(world, { t, btcpay, alice: await session(), bob: await session() });
   });

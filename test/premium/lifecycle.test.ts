@@ -75,6 +75,8 @@ eachDialect('premium: lifecycle', (dialect) => {
       expect(status.body).to.deep.equal({
         active: true,
         premium_until: iso(START + 3 * MINUTE + 365 * DAY_MS),
+        nostr_pubkey: w.alice.nostrPubkey,
+        relay_premium: true,
         invoices: [
           { invoice_id: c, plan: 'month', days: 30, amount: '0.0001', currency: 'BTC', created_at: iso(START + 2 * MINUTE), expires_at: iso(START + 32 * MINUTE), activated_at: null },
           { invoice_id: b, plan: 'year', days: 365, amount: '0.001', currency: 'BTC', created_at: iso(START + MINUTE), expires_at: iso(START + 31 * MINUTE), activated_at: iso(START + 3 * MINUTE) },
@@ -198,9 +200,11 @@ eachDialect('premium: lifecycle', (dialect) => {
         expect(status.body).to.deep.equal({
           active: false,
           premium_until: null,
+          nostr_pubkey: w.alice.nostrPubkey,
+          relay_premium: false,
           invoices: [{ invoice_id: 'old-1', plan: 'month', days: 30, amount: '0.0001', currency: 'BTC', created_at: iso(START), expires_at: iso(START + 30 * MINUTE), activated_at: null }],
         });
-        expect((await api(w, w.bob).status()).body).to.deep.equal({ active: false, premium_until: null, invoices: [] });
+        expect((await api(w, w.bob).status()).body).to.deep.equal({ active: false, premium_until: null, nostr_pubkey: w.bob.nostrPubkey, relay_premium: false, invoices: [] });
       });
 
       it('capabilities: premium_relay false and no premium key', async () => {

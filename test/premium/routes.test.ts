@@ -43,11 +43,11 @@ eachDialect('premium: routes', (dialect) => {
     const start = w.t.clock.now().getTime();
     const activated = await alice.activate(id);
     expect(activated.status, activated.text).to.equal(200);
-    expect(activated.body).to.include({ active: true, premium_until: new Date(start + 30 * DAY_MS).toISOString() });
+    expect(activated.body).to.include({ active: true, premium_until: new Date(start + 30 * DAY_MS).toISOString(), nostr_pubkey: w.alice.nostrPubkey, relay_premium: true });
     expect(activated.body.invoices).to.have.length(1);
     expect(activated.body.invoices[0]).to.include({ invoice_id: id, plan: 'month', days: 30, activated_at: new Date(start).toISOString() });
     expect(codeOf(await alice.activate(id))).to.equal('premium_invoice_used');
-    expect((await bob.status()).body).to.deep.equal({ active: false, premium_until: null, invoices: [] });
+    expect((await bob.status()).body).to.deep.equal({ active: false, premium_until: null, nostr_pubkey: w.bob.nostrPubkey, relay_premium: false, invoices: [] });
   });
 
   it('stacks from the current end while active, from now once it lapsed', async () => {

@@ -31,10 +31,18 @@ eachDialect('premium: service survivors', (dialect) => {
     expect(await codeOf(off.createInvoice(w.alice.userId, 'month'))).to.equal('premium_off');
   });
 
+  it('an account that does not exist has no linked key: its invoice is refused, its status names none', async () => {
+    const processor = { createInvoice: () => Promise.reject(new Error('the processor must not be asked')) } as unknown as PaymentProcessor;
+    const service = new PremiumService({ db: w.t.backend.db, clock: w.t.clock, users: w.ctx.users, processor, terms: premiumTerms(PREMIUM_OPTIONS) });
+    const nobody = '00000000-0000-4000-8000-000000000000';
+    expect(await codeOf(service.createInvoice(nobody, 'month'))).to.equal('premium_nostr_not_linked');
+    expect(await service.status(nobody)).to.deep.equal({ active: false, premium_until: null, nostr_pubkey: null, relay_premium: false, invoices: [] });
+  });
+
   it('a user who never bought premium is not active, whatever the clock says', async () => {
     const clock = new ManualClock('1969-12-31T23:59:59.000Z');
     const service = new PremiumService({ db: w.t.backend.db, clock, users: w.ctx.users, processor: null, terms: null });
-    expect(await service.status(w.alice.userId)).to.deep.equal({ active: false, premium_until: null, invoices: [] });
+    expect(await service.status(w.alice.userId)).to.deep.equal({ active: false, premium_until: null, nostr_pubkey: w.alice.nostrPubkey, relay_premium: false, invoices: [] });
   });
 
   // Row locks exist on Postgres only (SQLite runs one writer at a time, which the SQLite runs of the race tests cover): this property is defined there.

@@ -14,7 +14,7 @@ export function premiumRoutes(service: PremiumService): AnyRoute[] {
       summary: 'Create a processor invoice for a premium plan, bound to the caller',
       body: invoiceRequest,
       response: invoiceResponse,
-      statuses: { 400: 'Premium off, unknown plan, too many unpaid invoices, invalid input', 503: 'The payment processor is unavailable' },
+      statuses: { 400: 'Premium off, unknown plan, no linked Nostr key, too many unpaid invoices, invalid input', 503: 'The payment processor is unavailable' },
       handler: ({ body, auth }) => service.createInvoice(auth.userId, body.plan),
     }),
     defineRoute({
@@ -31,7 +31,7 @@ export function premiumRoutes(service: PremiumService): AnyRoute[] {
       ...common,
       method: 'GET',
       path: '/premium/status',
-      summary: 'The caller’s premium period and invoices',
+      summary: 'The caller’s premium period, whether the relay admits it as premium, and its invoices',
       response: statusResponse,
       handler: ({ auth }) => service.status(auth.userId),
     }),

@@ -39,6 +39,10 @@ export const statusResponse = v.object({
   /** premium_until lies in the future. */
   active: v.boolean(),
   premium_until: v.nullable(timestamp),
+  /** The account's linked Nostr key (64 hex), the only key the relay recognises premium by; null when none is linked. */
+  nostr_pubkey: v.nullable(v.string()),
+  /** The relay admits the account as premium now: `active` AND a linked Nostr key. */
+  relay_premium: v.boolean(),
   /** The caller's premium invoices, newest first (at most 50). */
   invoices: v.array(invoiceRecord),
 });
