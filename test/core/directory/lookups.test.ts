@@ -1,6 +1,8 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { DirectoryService, Nip05Cache, type KeyRepository } from '../../../packages/core/src/directory/index.js';
+import type { Database } from '../../../packages/core/src/storage/index.js';
+import { ManualClock } from '@wallet/backend-core/testing';
 import { eachDialect, GrinKey, NostrKey, seedUser, TEST_PUBLIC_API_URL, useTestBackend } from '../../harness/index.js';
 
 /**
@@ -39,6 +41,19 @@ eachDialect('directory: lookups never resolve through an absent value', (dialect
     const ghost = randomUUID();
     const keys = { provenOwner: async () => ghost } as unknown as KeyRepository;
     const directory = new DirectoryService(t.backend.db, keys, 'mainnet', [], TEST_PUBLIC_API_URL, new Nip05Cache(() => 0, t.clock));
+    expect(await directory.grinAddressOwner(new GrinKey().slatepackAddress)).to.deep.equal({ registered: false, user_id: null, username: null });
+  });
+});
+
+describe('directory: Grin address lookup of an address nobody proved', () => {
+  it('answers nobody from the proof read alone: the account table is not read', async () => {
+    const keys = { provenOwner: async () => null } as unknown as KeyRepository;
+    const db = {
+      knex: () => {
+        throw new Error('the users table was read for an address nobody proved');
+      },
+    } as unknown as Database;
+    const directory = new DirectoryService(db, keys, 'mainnet', [], TEST_PUBLIC_API_URL, new Nip05Cache(() => 0, new ManualClock()));
     expect(await directory.grinAddressOwner(new GrinKey().slatepackAddress)).to.deep.equal({ registered: false, user_id: null, username: null });
   });
 });
