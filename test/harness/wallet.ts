@@ -166,6 +166,15 @@ export function rotationSignature(oldKey: BtcKey, newPubkeyHash: string, timesta
 }
 
 /**
+ * The join proof of a Nostr registration (docs/wallet-integration.md, "Register"): the BTC key an
+ * account proved signs the npub and the register challenge's nonce. Written out here, not taken
+ * from the server, so a test fails if the server's text drifts from the doc.
+ */
+export function mergeSignature(btc: BtcKey, nostrPubkey: string, nonce: string): string {
+  return btc.signMessage(`Wallet Backend Nostr registration\nservice: ${TEST_PUBLIC_API_URL}\nnostr_pubkey: ${nostrPubkey}\nnonce: ${nonce}`);
+}
+
+/**
  * The key-registration proof text (docs/wallet-integration.md, "Key proofs"), written out here
  * rather than taken from the server, so a test fails if the server's text drifts from the doc.
  */

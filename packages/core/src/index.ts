@@ -33,6 +33,8 @@ export {
   transitionOneAndInsert,
   insertOrNull,
   isUniqueViolation,
+  uniqueViolationOf,
+  isViolationOf,
   readTime,
   readOptionalTime,
   readBool,
@@ -42,6 +44,7 @@ export {
   type Dialect,
   type Executor,
   type Where,
+  type UniqueViolation,
   type Knex,
   type Migration,
 } from './storage/index.js';

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { BtcKey, eachDialect, extensionBody, NostrKey, seedSession, useTestBackend, type TestResponse } from '../../harness/index.js';
+import { BtcKey, eachDialect, extensionBody, mergeSignature, NostrKey, seedSession, useTestBackend, type TestResponse } from '../../harness/index.js';
 
 /**
  * The identity refusals' messages as the wallet receives them: each error body carries its code
@@ -52,12 +52,15 @@ eachDialect('identity: the refusals’ messages', (dialect) => {
     expect((await link(new NostrKey())).status).to.equal(200);
     expectError(await link(new NostrKey()), 409, 'account_nostr_linked', 'This account is already linked to another Nostr identity.');
 
-    const register = async (nostr: NostrKey) => {
+    // A wallet whose proven BTC key joins (merge_signature) an account that already has another npub.
+    const register = async (nostr: NostrKey, btc: BtcKey) => {
       const nonce = (await t.client.get('/api/v1/auth/nostr/register-challenge')).body.nonce;
-      return t.client.post(REGISTER, { nostr_token: nostr.signedAction(REGISTER, nonce, 'nostr_register', t.clock.now()), nonce, seed_fingerprint: '0badc0de' });
+      return t.client.post(REGISTER, { nostr_token: nostr.signedAction(REGISTER, nonce, 'nostr_register', t.clock.now()), nonce, seed_fingerprint: '0badc0de', merge_signature: mergeSignature(btc, nostr.pubkey, nonce) });
     };
-    expect((await register(new NostrKey())).status).to.equal(200);
-    expectError(await register(new NostrKey()), 409, 'seed_registered_elsewhere', 'This wallet is registered under another Nostr identity.');
+    const btc = new BtcKey();
+    expect((await extension(extensionBody(btc, t.clock.now()))).status).to.equal(200);
+    expect((await register(new NostrKey(), btc)).status).to.equal(200);
+    expectError(await register(new NostrKey(), btc), 409, 'seed_registered_elsewhere', 'This wallet is registered under another Nostr identity.');
   });
 
   it('restore check: past the per-IP budget', async () => {

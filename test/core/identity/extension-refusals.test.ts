@@ -146,12 +146,14 @@ eachDialect('identity: POST /auth/extension, the spent proof outlives the ±300 
 });
 
 describe('identity: ExtensionLoginService, a unique violation inside the login transaction', () => {
-  it('is 409 identity_conflict carrying the database error as its cause', async () => {
-    const violation = Object.assign(new Error('duplicate key value violates unique constraint'), { code: '23505' });
+  it('on the pubkey_hash, twice, is 409 identity_conflict carrying the database error as its cause', async () => {
+    // Postgres names the key's columns in `detail` (with the value, which the server never logs).
+    const violation = Object.assign(new Error('duplicate key value violates unique constraint'), { code: '23505', table: 'users', constraint: 'users_pubkey_hash_unique', detail: 'Key (pubkey_hash)=(00) already exists.' });
+    let runs = 0;
     const btc = new BtcKey();
     const clock = new ManualClock();
     const deps = {
-      db: { transaction: async () => Promise.reject(violation) },
+      db: { transaction: async () => (runs++, Promise.reject(violation)) },
       identities: { byPubkeyHash: async () => null },
       keys: { provenOwner: async () => null },
       gates: { precheck: async () => undefined },
@@ -169,5 +171,6 @@ describe('identity: ExtensionLoginService, a unique violation inside the login t
     expect(err.code).to.equal('identity_conflict');
     expect(err.status).to.equal(409);
     expect(err.cause).to.equal(violation);
+    expect(runs, 'one retry: a concurrent first login of the same wallet is found by it').to.equal(2);
   });
 });

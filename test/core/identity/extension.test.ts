@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { BtcKey, eachDialect, GrinKey, extensionBody, rotationSignature, useTestBackend, type TestBackend } from '../../harness/index.js';
+import { BtcKey, eachDialect, GrinKey, extensionBody, NostrKey, rotationSignature, useTestBackend, type TestBackend } from '../../harness/index.js';
 import { recordingGate } from './gate-plugin.js';
 
 async function count(t: TestBackend, table: string, where: Record<string, unknown> = {}): Promise<number> {
@@ -115,6 +115,25 @@ eachDialect('identity: POST /auth/extension', (dialect) => {
     const res = await register(body);
     expect(res.status).to.equal(200);
     expect(res.body.user_id).to.not.equal(first.body.user_id);
+  });
+
+  it('a rotation proof by the key on file that the account never PROVED (advertised in a Nostr registration) re-points nothing', async () => {
+    // The account of seed cafebabe lists oldKey as its BTC key without ever having proved it:
+    // anyone may type a public key into a registration, so holding it proves nothing of the account.
+    const oldKey = new BtcKey();
+    const nostr = new NostrKey();
+    const nonce = (await t.client.get('/api/v1/auth/nostr/register-challenge')).body.nonce as string;
+    const path = '/api/v1/auth/nostr/register';
+    const account = await t.client.post(path, { nostr_token: nostr.signedAction(path, nonce, 'nostr_register', t.clock.now()), nonce, seed_fingerprint: 'cafebabe', keys: [{ asset: 'btc', public_key: oldKey.publicKeyHex }] });
+    expect(account.status, account.text).to.equal(200);
+    const before = await t.backend.db.knex('users').where({ id: account.body.user_id }).first();
+    const newKey = new BtcKey();
+    const body = extensionBody(newKey, t.clock.now(), { seed_fingerprint: 'cafebabe' });
+    body.rotation_signature = rotationSignature(oldKey, newKey.pubkeyHash, body.timestamp as number);
+    const res = await register(body);
+    expect(res.status, res.text).to.equal(200);
+    expect(res.body.user_id).to.not.equal(account.body.user_id);
+    expect(await t.backend.db.knex('users').where({ id: account.body.user_id }).first()).to.deep.equal(before);
   });
 
   it('a valid rotation proof re-points the account, through the gates', async () => {

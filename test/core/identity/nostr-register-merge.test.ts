@@ -4,16 +4,16 @@ import type { Knex } from 'knex';
 import { ManualClock } from '@wallet/backend-core/testing';
 import { createPeppers } from '../../../packages/core/src/crypto/index.js';
 import { NostrIdentityService, type NostrDeps } from '../../../packages/core/src/identity/nostr-service.js';
-import { eachDialect, NostrKey, seedUser, TEST_SECRETS, useTestBackend, type TestBackend } from '../../harness/index.js';
+import { BtcKey, eachDialect, extensionBody, mergeSignature, NostrKey, seedUser, TEST_SECRETS, useTestBackend, type TestBackend } from '../../harness/index.js';
 import { phasedGate } from './gate-plugin.js';
 
 /**
  * POST /auth/nostr/register and the gates' precheck (spec › Nostr register): the precheck runs,
- * outside the registering transaction, only when the npub is new AND the seed has no account
- * without an npub to merge into. A known npub, or a seed with a mergeable account, registers
- * whatever the gates say; a seed held only by other npubs is prechecked and then refused.
+ * outside the registering transaction, unless the npub is already linked or the request joins
+ * (with a signature by its proven BTC key) an account that has no npub. The seed fingerprint
+ * plays no part: an account of the same seed is neither joined nor a reason for a 409.
  * Also: the login is recorded on the nostr platform, and a concurrent twin's unique collision is
- * 409 identity_conflict.
+ * retried once into the twin's account.
  */
 
 const REGISTER = '/api/v1/auth/nostr/register';
@@ -95,40 +95,48 @@ eachDialect('identity: Nostr register, merging by seed and the gates’ precheck
     expect(await count(t, 'users')).to.equal(0);
   });
 
-  it('a seed whose only account has no npub: the npub joins that account with no gate at all', async () => {
+  it('a seed whose only account has no npub, without a join proof: prechecked and created like any new npub, the account untouched', async () => {
     const wallet = await accountOfSeed(t, SEED, null);
     refuse(true);
     const nostr = new NostrKey();
+    const refused = await register(t, nostr);
+    expect([refused.status, refused.body.error?.code]).to.deep.equal([400, 'precheck_refused']);
+    refuse(false);
     const res = await register(t, nostr);
     expect(res.status, JSON.stringify(res.body)).to.equal(200);
-    expect(res.body.user_id).to.equal(wallet);
+    expect(res.body.user_id).to.not.equal(wallet);
+    expect(gate.prechecks.map((a) => a.identity)).to.deep.equal([{ kind: 'npub', value: nostr.pubkey }, { kind: 'npub', value: nostr.pubkey }]);
+    expect(gate.admits.map((a) => a.identity)).to.deep.equal([{ kind: 'npub', value: nostr.pubkey }]);
+    expect((await t.backend.db.knex('users').where({ id: wallet }).first()).nostr_pubkey).to.equal(null);
+    expect(await count(t, 'users')).to.equal(2);
+  });
+
+  it('an account that proved a BTC key joins with that key’s signature: no precheck, no admit, even while the gates refuse', async () => {
+    const btc = new BtcKey();
+    const wallet = await t.client.post('/api/v1/auth/extension', extensionBody(btc, t.clock.now(), { seed_fingerprint: SEED }));
+    expect(wallet.status).to.equal(200);
+    gate.prechecks.length = 0;
+    gate.admits.length = 0;
+    refuse(true);
+    const nostr = new NostrKey();
+    const nonce = (await t.client.get('/api/v1/auth/nostr/register-challenge')).body.nonce as string;
+    const res = await t.client.post(REGISTER, { nostr_token: nostr.signedAction(REGISTER, nonce, 'nostr_register', t.clock.now()), nonce, seed_fingerprint: SEED, merge_signature: mergeSignature(btc, nostr.pubkey, nonce) });
+    expect(res.status, JSON.stringify(res.body)).to.equal(200);
+    expect(res.body.user_id).to.equal(wallet.body.user_id);
     expect(gate.prechecks).to.deep.equal([]);
     expect(gate.admits).to.deep.equal([]);
-    expect((await t.backend.db.knex('users').where({ id: wallet }).first()).nostr_pubkey).to.equal(nostr.pubkey);
     expect(await count(t, 'users')).to.equal(1);
   });
 
-  it('a seed whose accounts all hold another npub: prechecked like a new identity, then 409 seed_registered_elsewhere', async () => {
+  it('a seed whose accounts all hold another npub, without a proof: prechecked and created, never 409 (no oracle on the seed)', async () => {
     const holder = new NostrKey();
     await accountOfSeed(t, SEED, holder.pubkey);
     const nostr = new NostrKey();
     const res = await register(t, nostr);
-    expect(res.status).to.equal(409);
-    expect(res.body.error.code).to.equal('seed_registered_elsewhere');
+    expect(res.status, JSON.stringify(res.body)).to.equal(200);
     expect(gate.prechecks.map((a) => a.identity)).to.deep.equal([{ kind: 'npub', value: nostr.pubkey }]);
-    expect(gate.admits).to.deep.equal([]);
-    expect(await count(t, 'users')).to.equal(1);
-  });
-
-  it('a seed with one account of another npub and one without: no precheck, 409 seed_registered_elsewhere', async () => {
-    await accountOfSeed(t, SEED, new NostrKey().pubkey);
-    await accountOfSeed(t, SEED, null);
-    refuse(true);
-    const res = await register(t, new NostrKey());
-    expect(res.status).to.equal(409);
-    expect(res.body.error.code).to.equal('seed_registered_elsewhere');
-    expect(gate.prechecks).to.deep.equal([]);
-    expect(gate.admits).to.deep.equal([]);
+    expect(gate.admits.map((a) => a.identity)).to.deep.equal([{ kind: 'npub', value: nostr.pubkey }]);
+    expect(await count(t, 'users')).to.equal(2);
   });
 
   it('an npub already linked to an account logs into it under a new seed with no gate, and the account adopts no other seed', async () => {
@@ -169,7 +177,7 @@ eachDialect('identity: Nostr register, merging by seed and the gates’ precheck
 eachDialect('identity: Nostr register, concurrent twins of one new npub', (dialect) => {
   const t = useTestBackend(dialect);
 
-  it('one account; every answer is that account (200) or 409 identity_conflict, never a 500', async () => {
+  it('one account, and every answer is that account (200)', async () => {
     const nostr = new NostrKey();
     const nonces = await Promise.all(Array.from({ length: 8 }, async () => (await t.client.get('/api/v1/auth/nostr/register-challenge')).body.nonce as string));
     const results = await Promise.all(
@@ -178,11 +186,7 @@ eachDialect('identity: Nostr register, concurrent twins of one new npub', (diale
     const accounts = await t.backend.db.knex('users').select('id', 'nostr_pubkey');
     expect(accounts).to.have.length(1);
     expect(accounts[0].nostr_pubkey).to.equal(nostr.pubkey);
-    for (const r of results) {
-      if (r.status === 200) expect(r.body.user_id).to.equal(accounts[0].id);
-      else expect({ status: r.status, code: r.body.error?.code }).to.deep.equal({ status: 409, code: 'identity_conflict' });
-    }
-    expect(results.some((r) => r.status === 200)).to.equal(true);
+    expect(results.map((r) => [r.status, r.body.user_id])).to.deep.equal(results.map(() => [200, accounts[0].id]));
   });
 
   // The forced interleaving needs two writers at once: on SQLite the backend's one connection
@@ -190,7 +194,7 @@ eachDialect('identity: Nostr register, concurrent twins of one new npub', (diale
   // SQLite refuse the upgrade with SQLITE_BUSY, not a unique violation), so the twin's collision
   // can only be forced on Postgres.
   if (dialect === 'postgres') {
-    it('a twin committing the npub between our reads and our insert makes ours 409 identity_conflict', async () => {
+    it('a twin committing the npub between our reads and our insert: ours retries once and logs into the twin’s account', async () => {
       const nostr = new NostrKey();
       // The twin's row, written but not committed: our reads see no holder of the npub.
       const trx: Knex.Transaction = await t.backend.db.knex.transaction();
@@ -211,10 +215,11 @@ eachDialect('identity: Nostr register, concurrent twins of one new npub', (diale
         else await committed;
       }
       expect(committed, 'the twin committed between our reads and our insert').to.not.equal(undefined);
-      expect(res.status, JSON.stringify(res.body)).to.equal(409);
-      expect(res.body.error).to.deep.equal({ code: 'identity_conflict', message: 'This identity was registered concurrently; retry the login.' });
+      // Our transaction lost the race on the npub; its one retry finds the twin's account and logs into it.
+      expect(res.status, JSON.stringify(res.body)).to.equal(200);
+      expect(res.body.user_id).to.equal(twin);
       expect(await t.backend.db.knex('users').select('id')).to.deep.equal([{ id: twin }]);
-      expect(await count(t, 'sessions')).to.equal(0);
+      expect(await t.backend.db.knex('sessions').select('user_id')).to.deep.equal([{ user_id: twin }]);
     });
   }
 });
@@ -224,7 +229,7 @@ describe('identity: NostrIdentityService.register, errors of the registering tra
   function service(transaction: () => Promise<never>): NostrIdentityService {
     const deps = {
       db: { transaction },
-      identities: { byNostr: async () => null, bySeed: async () => [] },
+      identities: { byNostr: async () => null },
       signedActions: { verify: async () => ({ pubkey }) },
       gates: { precheck: async () => undefined },
       peppers: createPeppers(TEST_SECRETS.pepperSecret, TEST_SECRETS.ipHashSalt),
@@ -240,12 +245,22 @@ describe('identity: NostrIdentityService.register, errors of the registering tra
       (e: unknown) => e as { code?: string; status?: number; cause?: unknown },
     );
 
-  it('a unique violation is 409 identity_conflict carrying the database error as its cause', async () => {
+  it('a unique violation on the npub, twice, is 409 identity_conflict carrying the database error as its cause (one retry)', async () => {
     const violation = Object.assign(new Error('UNIQUE constraint failed: users.nostr_pubkey'), { code: 'SQLITE_CONSTRAINT_UNIQUE' });
-    const err = await failure(service(async () => Promise.reject(violation)).register(request, '127.0.0.1'));
+    let runs = 0;
+    const err = await failure(service(async () => (runs++, Promise.reject(violation))).register(request, '127.0.0.1'));
     expect(err.code).to.equal('identity_conflict');
     expect(err.status).to.equal(409);
     expect(err.cause).to.equal(violation);
+    expect(runs).to.equal(2);
+  });
+
+  it('a unique violation on another index is not an identity conflict: passed on unchanged, not retried', async () => {
+    const violation = Object.assign(new Error('UNIQUE constraint failed: sessions.refresh_token_hash'), { code: 'SQLITE_CONSTRAINT_UNIQUE' });
+    let runs = 0;
+    const err = await failure(service(async () => (runs++, Promise.reject(violation))).register(request, '127.0.0.1'));
+    expect(err).to.equal(violation);
+    expect(runs).to.equal(1);
   });
 
   it('any other error is passed on unchanged', async () => {

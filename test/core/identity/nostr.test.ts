@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { BtcKey, eachDialect, extensionBody, NostrKey, provenKeyBody, seedSession, seedUser, useTestBackend, type TestBackend } from '../../harness/index.js';
+import { BtcKey, eachDialect, extensionBody, mergeSignature, NostrKey, provenKeyBody, seedSession, seedUser, useTestBackend, type TestBackend } from '../../harness/index.js';
 import { recordingGate } from './gate-plugin.js';
 
 const LINK = '/api/v1/auth/nostr/link';
@@ -180,24 +180,59 @@ eachDialect('identity: Nostr register (signed action nostr_register)', (dialect)
     expect(ext.body.user_id).to.equal(first.body.user_id);
   });
 
-  it('merges with the account of the same seed instead of splitting the wallet, without gates', async () => {
+  it('joins the wallet’s account only with a signature by its proven BTC key, without gates', async () => {
     const btc = new BtcKey();
     const ext = await t.client.post('/api/v1/auth/extension', extensionBody(btc, t.clock.now(), { seed_fingerprint: '0badc0de' }));
     gate.attempts.length = 0;
     gate.refuse = true;
     const nostr = new NostrKey();
-    const res = await register(nostr);
-    expect(res.status).to.equal(200);
+    const nonce = await registerNonce(t);
+    const res = await t.client.post(REGISTER, { nostr_token: nostr.signedAction(REGISTER, nonce, 'nostr_register', t.clock.now()), nonce, seed_fingerprint: '0badc0de', merge_signature: mergeSignature(btc, nostr.pubkey, nonce) });
+    expect(res.status, res.text).to.equal(200);
     expect(res.body.user_id).to.equal(ext.body.user_id);
     expect(gate.attempts).to.have.length(0);
     expect((await t.backend.db.knex('users').where({ id: ext.body.user_id }).first()).nostr_pubkey).to.equal(nostr.pubkey);
   });
 
-  it('a seed registered under another npub is 409', async () => {
-    expect((await register(new NostrKey())).status).to.equal(200);
-    const res = await register(new NostrKey());
-    expect(res.status).to.equal(409);
-    expect(res.body.error.code).to.equal('seed_registered_elsewhere');
+  it('the same seed without the proof is a new identity: through the gates, its own account', async () => {
+    const ext = await t.client.post('/api/v1/auth/extension', extensionBody(new BtcKey(), t.clock.now(), { seed_fingerprint: '0badc0de' }));
+    gate.attempts.length = 0;
+    gate.refuse = true;
+    const nostr = new NostrKey();
+    const refused = await register(nostr);
+    expect([refused.status, refused.body.error?.code]).to.deep.equal([400, 'gate_refused']);
+    gate.refuse = false;
+    const res = await register(nostr);
+    expect(res.status, res.text).to.equal(200);
+    expect(res.body.user_id).to.not.equal(ext.body.user_id);
+    expect(gate.attempts.map((a) => a.identity)).to.deep.equal([{ kind: 'npub', value: nostr.pubkey }, { kind: 'npub', value: nostr.pubkey }]);
+    expect((await t.backend.db.knex('users').where({ id: ext.body.user_id }).first()).nostr_pubkey).to.equal(null);
+  });
+
+  it('a proven wallet whose account holds another npub is 409 seed_registered_elsewhere; without the proof, a new account', async () => {
+    const btc = new BtcKey();
+    const ext = await t.client.post('/api/v1/auth/extension', extensionBody(btc, t.clock.now(), { seed_fingerprint: '0badc0de' }));
+    const join = async (nostr: NostrKey) => {
+      const nonce = await registerNonce(t);
+      return t.client.post(REGISTER, { nostr_token: nostr.signedAction(REGISTER, nonce, 'nostr_register', t.clock.now()), nonce, seed_fingerprint: '0badc0de', merge_signature: mergeSignature(btc, nostr.pubkey, nonce) });
+    };
+    expect((await join(new NostrKey())).body.user_id).to.equal(ext.body.user_id);
+    const res = await join(new NostrKey());
+    expect([res.status, res.body.error?.code]).to.deep.equal([409, 'seed_registered_elsewhere']);
+    const unproven = await register(new NostrKey());
+    expect(unproven.status).to.equal(200);
+    expect(unproven.body.user_id).to.not.equal(ext.body.user_id);
+  });
+
+  it('a proven wallet registering with an npub already linked to another account is 409 nostr_already_linked', async () => {
+    const btc = new BtcKey();
+    await t.client.post('/api/v1/auth/extension', extensionBody(btc, t.clock.now()));
+    const nostr = new NostrKey();
+    const other = await register(nostr);
+    expect(other.status).to.equal(200);
+    const nonce = await registerNonce(t);
+    const res = await t.client.post(REGISTER, { nostr_token: nostr.signedAction(REGISTER, nonce, 'nostr_register', t.clock.now()), nonce, seed_fingerprint: '0badc0de', merge_signature: mergeSignature(btc, nostr.pubkey, nonce) });
+    expect([res.status, res.body.error?.code]).to.deep.equal([409, 'nostr_already_linked']);
   });
 
   it('refuses a link nonce, a replayed nonce and a gate refusal creates nothing', async () => {

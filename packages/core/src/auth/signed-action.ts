@@ -32,6 +32,11 @@ export interface SignedActionInput {
   subject?: string | null;
   /** Run the nonce consumption inside the caller's transaction. */
   executor?: Executor;
+  /**
+   * A further proof bound to this action (a second signature over its key and nonce), checked
+   * after the action's own checks and before the nonce is consumed: a throw burns nothing.
+   */
+  alsoCheck?: (action: SignedAction) => void;
 }
 
 export interface SignedAction {
@@ -85,8 +90,10 @@ export class SignedActionVerifier {
     if (singleTag(event, 'descriptor')?.toLowerCase() !== descriptor) {
       throw coreErrors.create.signed_action_invalid({ message: 'The signed proof is bound to another request.' });
     }
+    const action = { pubkey: event.pubkey, event };
+    input.alsoCheck?.(action);
     const consumed = await this.challenges.consume(input.nonce, input.purpose, { subject: input.subject ?? null, executor: input.executor });
     if (consumed === null) throw coreErrors.create.nonce_invalid();
-    return { pubkey: event.pubkey, event };
+    return action;
   }
 }

@@ -4,7 +4,7 @@ import type { Context, Next } from 'koa';
 import { coreErrors, isWalletError, type WalletError } from '../errors/index.js';
 import { describeError, type Logger } from '../logger/index.js';
 import { noMetrics, type MetricsRecorder } from '../metrics/index.js';
-import { isRefusedValue, isUniqueViolation } from '../storage/index.js';
+import { isRefusedValue, isUniqueViolation, uniqueViolationOf } from '../storage/index.js';
 import { isClientAbort } from './body.js';
 
 const BOUNDARY = Symbol('wallet-backend.boundary');
@@ -83,6 +83,12 @@ export function errorAnswer(err: unknown, state: BoundaryState): ErrorAnswer {
       code: error.code,
       db_code: (error.cause as { code: string }).code,
     });
+  }
+  else {
+    // A 409 that a unique index decided says which index (never the value): a conflict from an
+    // index the code did not expect to race is a bug to find in the log, not to guess at.
+    const violation = uniqueViolationOf(error.cause);
+    if (violation !== null) state.logger.warn('unique violation answered as a conflict', { code: error.code, constraint: violation.name });
   }
   return {
     status: error.status,

@@ -1,12 +1,13 @@
-import { secp256k1 } from '@noble/curves/secp256k1.js';
-import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
+import { bytesToHex } from '@noble/hashes/utils.js';
 import type { AuthResponse, SessionService } from '../auth/index.js';
 import type { Clock } from '../clock/index.js';
-import { hash160, MESSAGE_NETWORKS, recoverMessageSigner, type Peppers } from '../crypto/index.js';
+import { hash160, type Peppers } from '../crypto/index.js';
 import { normaliseKey, type KeyRepository, type ReceivingKey, type SubmittedKey } from '../directory/index.js';
 import type { ChainNetwork } from '../chains/index.js';
-import { isUniqueViolation, type Database, type Knex } from '../storage/index.js';
+import type { Database, Knex } from '../storage/index.js';
+import { btcPrimary, btcSigner } from './btc-identity.js';
 import { identityErrors } from './errors.js';
+import { PROVEN_KEY, retryIdentityRace, USERS_PUBKEY_HASH } from './identity-race.js';
 import type { GateInputs, RegistrationAttempt, RegistrationGates } from './gates.js';
 import type { IdentityRepository, IdentityRow } from './identity-repo.js';
 import type { LoginEventLog } from './login-events.js';
@@ -34,21 +35,6 @@ export interface ExtensionDeps {
   clock: Clock;
   service: string;
   network: ChainNetwork;
-}
-
-/**
- * The BTC key that signed `message`, compressed, or null. pubkey_hash is HASH160 of the
- * compressed key; a signature with an uncompressed header (27–30, Electrum and litecoind legacy
- * keys) is the same key's, so it is accepted and compressed.
- */
-function btcSigner(message: string, signature: string): Uint8Array | null {
-  const signer = recoverMessageSigner(utf8ToBytes(message), signature, MESSAGE_NETWORKS['btc-mainnet']);
-  return signer === null ? null : secp256k1.Point.fromBytes(signer.publicKey).toBytes(true);
-}
-
-/** Where an account's proven BTC primary key `publicKeyHex` is looked up. */
-function btcPrimary(publicKeyHex: string): { asset: 'btc'; keyTypes: ['primary']; publicKey: string } {
-  return { asset: 'btc', keyTypes: ['primary'], publicKey: publicKeyHex };
 }
 
 /**
@@ -98,26 +84,26 @@ export class ExtensionLoginService {
     // transaction is prechecked there by admit.
     if ((await deps.identities.byPubkeyHash(peppered)) === null && (await deps.keys.provenOwner(btcPrimary(bytesToHex(signer)))) === null) await deps.gates.precheck(attempt);
 
-    try {
-      return await deps.db.transaction(async (trx) => {
-        // Single use per identity: the timestamp is part of the key, and it outlives the skew window.
-        const expires = new Date((request.timestamp + 2 * SIGNED_TIMESTAMP_SKEW_SEC) * 1000);
-        if (!(await deps.spentProofs.spend(`extension:${peppered}:${request.timestamp}`, expires, trx))) throw identityErrors.create.proof_replayed();
-        const userId = await this.resolve(trx, request, attempt, peppered, seed, pubkeyHash, bytesToHex(signer));
-        // Only the BTC key proved itself here (it signed the login message), so only it is stored
-        // proven, taking the proof from any other account; the others are advertised, not proven.
-        for (const key of keys) {
-          const proven = key.asset === 'btc';
-          if (proven) await deps.keys.releaseProof(userId, key, trx);
-          await deps.keys.upsert(userId, key, proven, trx);
-        }
-        await deps.loginEvents.record({ userId, platform: 'extension', clientIp, fingerprint: seed }, trx);
-        return deps.sessions.start(userId, 'extension', trx);
-      });
-    } catch (err) {
-      if (isUniqueViolation(err)) throw identityErrors.create.identity_conflict({ cause: err });
-      throw err;
-    }
+    return retryIdentityRace(
+      () =>
+        deps.db.transaction(async (trx) => {
+          // Single use per identity: the timestamp is part of the key, and it outlives the skew window.
+          const expires = new Date((request.timestamp + 2 * SIGNED_TIMESTAMP_SKEW_SEC) * 1000);
+          if (!(await deps.spentProofs.spend(`extension:${peppered}:${request.timestamp}`, expires, trx))) throw identityErrors.create.proof_replayed();
+          const userId = await this.resolve(trx, request, attempt, peppered, seed, pubkeyHash, bytesToHex(signer));
+          // Only the BTC key proved itself here (it signed the login message), so only it is stored
+          // proven, taking the proof from any other account; the others are advertised, not proven.
+          for (const key of keys) {
+            const proven = key.asset === 'btc';
+            if (proven) await deps.keys.releaseProof(userId, key, trx);
+            await deps.keys.upsert(userId, key, proven, trx);
+          }
+          await deps.loginEvents.record({ userId, platform: 'extension', clientIp, fingerprint: seed }, trx);
+          return deps.sessions.start(userId, 'extension', trx);
+        }),
+      // Two first logins of one wallet both create (or both prove) it; the retry logs into the winner's.
+      [USERS_PUBKEY_HASH, PROVEN_KEY],
+    );
   }
 
   /**
@@ -133,15 +119,18 @@ export class ExtensionLoginService {
 
   private async resolve(trx: Knex.Transaction, request: ExtensionLoginRequest, attempt: RegistrationAttempt, peppered: string, seed: string, pubkeyHash: string, signerHex: string): Promise<string> {
     const { deps } = this;
-    const known = await deps.identities.byPubkeyHash(peppered, trx);
-    if (known !== null) {
-      await deps.identities.adoptSeed(known.id, seed, trx);
-      return known.id;
-    }
+    const known = await this.known(trx, peppered, seed);
+    if (known !== null) return known;
     // An account without a BTC identity that already PROVED this key (a key proof on POST /keys,
     // e.g. a Nostr-registered wallet) is this wallet: it takes the pubkey_hash, never a new account.
     const holder = await deps.keys.provenOwner(btcPrimary(signerHex), trx);
-    if (holder !== null && (await deps.identities.adoptPubkeyHash(holder, peppered, trx))) return holder;
+    if (holder !== null) {
+      if (await deps.identities.adoptPubkeyHash(holder, peppered, trx)) return holder;
+      // A concurrent login of this wallet adopted it first: its UPDATE held the row until it
+      // committed, so a fresh read sees the account now (never a new one, never the gates).
+      const adopted = await this.known(trx, peppered, seed);
+      if (adopted !== null) return adopted;
+    }
     const rotation = request.rotation_signature;
     const rotated = rotation === undefined ? null : await this.rotationTarget(trx, rotation, request.timestamp, seed, pubkeyHash);
     // Rotation is a new pubkey for the gates too (spec): a re-pointed account is gated like a new one.
@@ -153,14 +142,24 @@ export class ExtensionLoginService {
     return deps.identities.create({ pubkeyHash: peppered, seedFingerprint: seed }, trx);
   }
 
+  /** The account registered under this pubkey_hash (it records the seed if it had none), or null. */
+  private async known(trx: Knex.Transaction, peppered: string, seed: string): Promise<string | null> {
+    const known = await this.deps.identities.byPubkeyHash(peppered, trx);
+    if (known === null) return null;
+    await this.deps.identities.adoptSeed(known.id, seed, trx);
+    return known.id;
+  }
+
   /** The account with this seed whose BTC key on file signed the rotation message, if any. */
   private async rotationTarget(trx: Knex.Transaction, rotationSignature: string, timestamp: number, seed: string, pubkeyHash: string): Promise<IdentityRow | null> {
     const signer = btcSigner(keyRotationMessage(this.deps.service, pubkeyHash, timestamp), rotationSignature);
     if (signer === null) return null;
     const signerHex = bytesToHex(signer);
+    // The seed only narrows the search; the account must have PROVED the key that signed (an
+    // advertised, unproven key is anyone's to type in).
     for (const candidate of await this.deps.identities.bySeed(seed, trx)) {
       const onFile = await this.deps.keys.find(candidate.id, 'btc', 'primary', trx);
-      if (onFile?.public_key === signerHex) return candidate;
+      if (onFile?.public_key === signerHex && onFile.proven) return candidate;
     }
     return null;
   }

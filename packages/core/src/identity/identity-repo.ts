@@ -29,6 +29,10 @@ export class IdentityRepository {
     return ((await executor('users').select(COLUMNS).where({ pubkey_hash: pepperedPubkeyHash }).first()) as IdentityRow | undefined) ?? null;
   }
 
+  async byId(userId: string, executor: Executor = this.db.knex): Promise<IdentityRow | null> {
+    return ((await executor('users').select(COLUMNS).where({ id: userId }).first()) as IdentityRow | undefined) ?? null;
+  }
+
   async byNostr(pubkey: string, executor: Executor = this.db.knex): Promise<IdentityRow | null> {
     return ((await executor('users').select(COLUMNS).where({ nostr_pubkey: pubkey }).first()) as IdentityRow | undefined) ?? null;
   }

@@ -15,6 +15,15 @@ export function keyRotationMessage(service: string, newPubkeyHash: string, times
   return ['Wallet Backend key rotation', `service: ${service}`, `new_pubkey_hash: ${newPubkeyHash}`, `timestamp: ${timestamp}`].join('\n');
 }
 
+/**
+ * What a wallet's BTC identity key signs to bring an existing account into a Nostr registration
+ * (`merge_signature`): bound to the npub being attached and to the register challenge's nonce,
+ * so it proves nothing for another npub and is spent with the nonce.
+ */
+export function nostrMergeMessage(service: string, nostrPubkey: string, nonce: string): string {
+  return ['Wallet Backend Nostr registration', `service: ${service}`, `nostr_pubkey: ${nostrPubkey}`, `nonce: ${nonce}`].join('\n');
+}
+
 export function websiteChallengeMessage(input: { origin: string; service: string; nonce: string; expiresAt: Date }): string {
   return [
     `${input.origin} asks you to sign in with your wallet.`,

@@ -6,10 +6,14 @@ import { verifyNip98, NIP98_WINDOW_SEC, type Peppers } from '../crypto/index.js'
 import type { KeyRepository, SubmittedKey } from '../directory/index.js';
 import { API_PREFIX } from '../http/index.js';
 import { isUniqueViolation, type Database, type Knex } from '../storage/index.js';
+import { bytesToHex } from '@noble/hashes/utils.js';
+import { btcPrimary, btcSigner } from './btc-identity.js';
 import { identityErrors } from './errors.js';
+import { retryIdentityRace, USERS_NOSTR_PUBKEY } from './identity-race.js';
+import { nostrMergeMessage } from './messages.js';
 import { normaliseKeyList } from './extension-service.js';
 import type { GateInputs, RegistrationAttempt, RegistrationGates } from './gates.js';
-import type { IdentityRepository, IdentityRow } from './identity-repo.js';
+import type { IdentityRepository } from './identity-repo.js';
 import type { LoginEventLog } from './login-events.js';
 import type { SpentProofStore } from './spent-proofs.js';
 
@@ -24,6 +28,8 @@ export interface NostrRegisterRequest extends GateInputs {
   nonce: string;
   seed_fingerprint: string;
   keys: SubmittedKey[];
+  /** Signature of nostrMergeMessage by a BTC key an existing account proved: joins that account. */
+  merge_signature?: string | undefined;
 }
 
 export interface NostrDeps {
@@ -93,46 +99,76 @@ export class NostrIdentityService {
     throw identityErrors.create.account_nostr_linked();
   }
 
-  /** `POST /auth/nostr/register`: get-or-create by npub, merging with an account of the same seed. */
+  /**
+   * `POST /auth/nostr/register`: get-or-create by npub. The seed fingerprint is recorded, never
+   * trusted: it is chosen by the client and often public (a BIP32 master fingerprint travels in
+   * every descriptor), so it joins nothing, skips no gate and answers nothing about other
+   * accounts. An existing account is joined only through `merge_signature`, a signature by a BTC
+   * key that account proved (docs/decisions.md, "Nostr registration joins by proof").
+   */
   async register(request: NostrRegisterRequest, clientIp: string): Promise<AuthResponse> {
     const { deps } = this;
     const keys = normaliseKeyList(request.keys, deps.network);
     const seed = deps.peppers.pepper(request.seed_fingerprint.toLowerCase());
-    const { pubkey } = await deps.signedActions.verify({ token: request.nostr_token, nonce: request.nonce, purpose: NOSTR_REGISTER_PURPOSE, path: NOSTR_REGISTER_PATH });
+    // The merge proof is bound to the action's npub and nonce: checked before the nonce is spent, and spent with it.
+    const proof: { mergeKey: string | null } = { mergeKey: null };
+    const { merge_signature: mergeSignature } = request;
+    const { pubkey } = await deps.signedActions.verify({
+      token: request.nostr_token,
+      nonce: request.nonce,
+      purpose: NOSTR_REGISTER_PURPOSE,
+      path: NOSTR_REGISTER_PATH,
+      alsoCheck: mergeSignature === undefined ? undefined : (action) => void (proof.mergeKey = this.mergeKey(mergeSignature, action.pubkey, request.nonce)),
+    });
+    const merge = proof.mergeKey;
     const attempt: RegistrationAttempt = { identity: { kind: 'npub', value: pubkey }, inputs: request };
+    // Gates are for new identities: an npub already linked, or an account the wallet proved it
+    // holds (with no other npub), registers without them; everything else is prechecked here,
+    // outside the transaction, and admitted inside it.
     const linked = await deps.identities.byNostr(pubkey);
-    const mergeable = (await deps.identities.bySeed(seed)).some((row) => row.nostr_pubkey === null);
-    if (linked === null && !mergeable) await deps.gates.precheck(attempt);
-    try {
-      return await deps.db.transaction(async (trx) => {
-        const userId = await this.resolve(trx, pubkey, seed, attempt);
-        // The chain keys are not bound into the proof (spec rule 7): stored as advertised, never
-        // proven, and a btc key never becomes the account's pubkey_hash (that would let anyone
-        // claim somebody else's BTC identity by typing its public key).
-        for (const key of keys) await deps.keys.upsert(userId, key, false, trx);
-        await deps.loginEvents.record({ userId, platform: 'nostr', clientIp, fingerprint: seed }, trx);
-        return deps.sessions.start(userId, 'nostr', trx);
-      });
-    } catch (err) {
-      if (isUniqueViolation(err)) throw identityErrors.create.identity_conflict({ cause: err });
-      throw err;
-    }
+    const proven = merge === null ? null : await deps.keys.provenOwner(btcPrimary(merge));
+    const joins = proven !== null && (await deps.identities.byId(proven))?.nostr_pubkey === null;
+    if (linked === null && !joins) await deps.gates.precheck(attempt);
+    return retryIdentityRace(
+      () =>
+        deps.db.transaction(async (trx) => {
+          const userId = await this.resolve(trx, pubkey, seed, merge, attempt);
+          // The chain keys are not bound into the proof (spec rule 7): stored as advertised, never
+          // proven, and a btc key never becomes the account's pubkey_hash (that would let anyone
+          // claim somebody else's BTC identity by typing its public key).
+          for (const key of keys) await deps.keys.upsert(userId, key, false, trx);
+          await deps.loginEvents.record({ userId, platform: 'nostr', clientIp, fingerprint: seed }, trx);
+          return deps.sessions.start(userId, 'nostr', trx);
+        }),
+      [USERS_NOSTR_PUBKEY],
+    );
   }
 
-  private async resolve(trx: Knex.Transaction, pubkey: string, seed: string, attempt: RegistrationAttempt): Promise<string> {
+  /** The BTC key (hex, compressed) that signed the merge message for this npub and nonce; 401 when the signature proves no key. */
+  private mergeKey(signature: string, pubkey: string, nonce: string): string {
+    const signer = btcSigner(nostrMergeMessage(this.deps.service, pubkey, nonce), signature);
+    if (signer === null) throw identityErrors.create.proof_invalid({ message: 'The merge signature is not a valid Bitcoin message signature.' });
+    return bytesToHex(signer);
+  }
+
+  private async resolve(trx: Knex.Transaction, pubkey: string, seed: string, mergeKey: string | null, attempt: RegistrationAttempt): Promise<string> {
     const { deps } = this;
-    const sameSeed: IdentityRow[] = await deps.identities.bySeed(seed, trx);
-    if (sameSeed.some((row) => row.nostr_pubkey !== null && row.nostr_pubkey !== pubkey)) throw identityErrors.create.seed_registered_elsewhere();
     const linked = await deps.identities.byNostr(pubkey, trx);
+    // Only an account that PROVED the signing key is the wallet's; a valid signature by a key no
+    // account proved joins nothing (a first registration may always send one) and goes on as new.
+    const ownerId = mergeKey === null ? null : await deps.keys.provenOwner(btcPrimary(mergeKey), trx);
+    const owner = ownerId === null ? null : await deps.identities.byId(ownerId, trx);
+    if (owner !== null && owner.id !== linked?.id) {
+      if (owner.nostr_pubkey !== null) throw identityErrors.create.seed_registered_elsewhere();
+      if (linked !== null) throw identityErrors.create.nostr_already_linked();
+      // The wallet already has an account: attach the npub instead of splitting it in two.
+      if (!(await deps.identities.linkNostr(owner.id, pubkey, trx))) throw identityErrors.create.identity_conflict();
+      await deps.identities.adoptSeed(owner.id, seed, trx);
+      return owner.id;
+    }
     if (linked !== null) {
       await deps.identities.adoptSeed(linked.id, seed, trx);
       return linked.id;
-    }
-    const merge = sameSeed[0];
-    if (merge !== undefined) {
-      // The wallet already has an account: attach the npub instead of splitting it in two.
-      if (!(await deps.identities.linkNostr(merge.id, pubkey, trx))) throw identityErrors.create.identity_conflict();
-      return merge.id;
     }
     await deps.gates.admit(attempt, trx);
     return deps.identities.create({ seedFingerprint: seed, nostrPubkey: pubkey }, trx);

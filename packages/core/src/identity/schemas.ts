@@ -44,6 +44,8 @@ export const nostrRegisterRequest = v.strictObject({
   nonce,
   seed_fingerprint: seedFingerprint,
   keys: v.optional(keys, []),
+  /** Bitcoin message signature of nostrMergeMessage by the BTC key an existing account proved: the only way to join it. */
+  merge_signature: v.optional(bounded(200)),
   ...gateInputs,
 });
 

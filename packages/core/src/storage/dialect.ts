@@ -181,6 +181,40 @@ export function isUniqueViolation(err: unknown): boolean {
 }
 
 /**
+ * Which unique key a violation is about, the same on both dialects: the table and its key
+ * columns in index order (`users`, [`pubkey_hash`]). `name` is what the log shows: the Postgres
+ * constraint or index name, or `table(columns)` on SQLite, whose error names columns, not
+ * indexes. Never the violating value (Postgres puts it in `detail`; it may be a peppered
+ * identity), which is why only the column list is read from there.
+ */
+export interface UniqueViolation {
+  table: string;
+  columns: string[];
+  name: string;
+}
+
+export function uniqueViolationOf(err: unknown): UniqueViolation | null {
+  if (!isUniqueViolation(err)) return null;
+  const fields = err as { code: string; table?: unknown; constraint?: unknown; detail?: unknown; message?: unknown };
+  if (fields.code === '23505') {
+    const columns = typeof fields.detail === 'string' ? /^Key \((.+?)\)=\(/.exec(fields.detail)?.[1]?.split(', ') : undefined;
+    const table = typeof fields.table === 'string' ? fields.table : '';
+    return { table, columns: columns ?? [], name: typeof fields.constraint === 'string' ? fields.constraint : `${table}(?)` };
+  }
+  // "UNIQUE constraint failed: user_keys.asset, user_keys.key_type, user_keys.public_key"
+  const list = typeof fields.message === 'string' ? /constraint failed: (.+)$/.exec(fields.message)?.[1] : undefined;
+  const qualified = (list ?? '').split(', ').map((item) => item.split('.'));
+  const table = qualified[0]?.length === 2 ? qualified[0][0]! : '';
+  const columns = qualified.filter((parts) => parts.length === 2 && parts[0] === table).map((parts) => parts[1]!);
+  return { table, columns, name: `${table}(${columns.join(',')})` };
+}
+
+/** The violation is on `table`'s unique key over exactly `columns` (in the index's order). */
+export function isViolationOf(violation: UniqueViolation | null, table: string, columns: readonly string[]): boolean {
+  return violation !== null && violation.table === table && violation.columns.length === columns.length && columns.every((column, i) => violation.columns[i] === column);
+}
+
+/**
  * Postgres data exceptions that mean "this input value cannot be stored or compared", never a
  * server fault: 22021 character_not_in_repertoire (a NUL in text), 22P05
  * untranslatable_character (a NUL escape in jsonb), 22003 numeric_value_out_of_range, 22P02

@@ -2,6 +2,8 @@ export type { Knex } from 'knex';
 export {
   dialectFor,
   isUniqueViolation,
+  uniqueViolationOf,
+  isViolationOf,
   isRefusedValue,
   readTime,
   readOptionalTime,
@@ -9,6 +11,7 @@ export {
   readJson,
   type Dialect,
   type DialectKind,
+  type UniqueViolation,
 } from './dialect.js';
 export { connect, parseDatabaseUrl, type Connection, type DatabaseTarget } from './connect.js';
 export { consumeOne, transitionOne, transitionOneAndInsert, insertOrNull, type Executor, type Where } from './conditional.js';
