@@ -5,7 +5,7 @@ import { keccak_256 } from '@noble/hashes/sha3.js';
 import { bytesToHex, concatBytes, utf8ToBytes } from '@noble/hashes/utils.js';
 import { requestDescriptorHash } from '../../packages/core/src/auth/index.js';
 import { cryptonoteBase58Encode, hash160, messageDigest, MESSAGE_NETWORKS, nostrEventId } from '../../packages/core/src/crypto/index.js';
-import { extensionLoginMessage, keyRotationMessage, websiteChallengeMessage } from '../../packages/core/src/identity/index.js';
+import { extensionLoginMessage, keyRotationMessage, nostrMergeMessage, websiteChallengeMessage } from '../../packages/core/src/identity/index.js';
 
 /**
  * The worked examples of docs/wallet-integration.md, rebuilt from their fixed secrets. Every
@@ -56,6 +56,8 @@ export function examples() {
     ['descriptor', descriptor],
   ]);
 
+  const mergeMessage = nostrMergeMessage(SERVICE, link.event.pubkey, nonce);
+
   const challenge = websiteChallengeMessage({ origin: 'https://shop.example', service: SERVICE, nonce, expiresAt: new Date((TIMESTAMP + 300) * 1000) });
   const grinSeed = secret('grin');
   const grinPublic = bytesToHex(ed25519.getPublicKey(grinSeed));
@@ -84,6 +86,8 @@ export function examples() {
       rotationMessage,
       rotationSignature: bitcoinMessageSignature(rotationMessage, btcSecret, 'btc-mainnet'),
       websiteSignature: bitcoinMessageSignature(challenge, btcSecret, 'btc-mainnet'),
+      mergeMessage,
+      mergeSignature: bitcoinMessageSignature(mergeMessage, btcSecret, 'btc-mainnet'),
     },
     nostr: { secret: bytesToHex(nostrSecret), login, nonce, descriptor, link },
     website: {

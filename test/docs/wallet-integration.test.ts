@@ -21,7 +21,7 @@ describe('docs/wallet-integration.md worked examples', () => {
   it('prints every example value the fixed secrets produce', () => {
     const values = [
       ex.btc.secret, ex.btc.publicKey, ex.btc.pubkeyHash, ex.btc.loginMessage, ex.btc.loginSignature,
-      ex.btc.newPubkeyHash, ex.btc.rotationSignature, ex.btc.websiteSignature,
+      ex.btc.newPubkeyHash, ex.btc.rotationSignature, ex.btc.websiteSignature, ex.btc.mergeMessage, ex.btc.mergeSignature,
       ex.nostr.secret, ex.nostr.login.event.pubkey, ex.nostr.login.event.id, ex.nostr.login.event.sig,
       ex.nostr.nonce, ex.nostr.descriptor, ex.nostr.link.event.id, ex.nostr.link.event.sig,
       ex.website.challenge, ex.website.grinSecretSeed, ex.website.grinPublicKey, ex.website.grinSignature,
@@ -36,6 +36,7 @@ describe('docs/wallet-integration.md worked examples', () => {
       [ex.btc.loginMessage, ex.btc.loginSignature],
       [ex.btc.rotationMessage, ex.btc.rotationSignature],
       [ex.website.challenge, ex.btc.websiteSignature],
+      [ex.btc.mergeMessage, ex.btc.mergeSignature],
     ] as const) {
       const signer = recoverMessageSigner(utf8ToBytes(message), signature, network);
       expect(bytesToHex(signer!.publicKey)).to.equal(ex.btc.publicKey);
