@@ -88,9 +88,10 @@ eachDialect('erasure sweeper: a failing hook rolls everything back', (dialect) =
     // an audit entry that names the user (the scrub would rewrite it)
     const exported = await t.client.post(`${API}/account/export`, await proof(t, user.key, 'erasure_export', `${API}/account/export`));
     expect(exported.status).to.equal(200);
-    const id = await requestAndConfirm(t, user.key);
-    // sessions end at confirmation: start one more so the hook's delete has something to undo
+    // one more session (revoked at confirmation, kept as a row) for the hook's delete to undo;
+    // after confirmation the account is frozen and no session can be started
     await t.backend.sessions.start(user.id, 'extension');
+    const id = await requestAndConfirm(t, user.key);
     t.clock.advance(GRACE_MS + 90_000);
     const admin = await bootstrapAdmin(t);
     const adminToken = await adminLogin(t, admin.nostr);
@@ -139,8 +140,8 @@ eachDialect('erasure sweeper: killed mid-transaction', (dialect) => {
     this.timeout(120_000);
     const { t, user } = w;
     await seedLoginEvents(t, user.id, 2);
-    const id = await requestAndConfirm(t, user.key);
     await t.backend.sessions.start(user.id, 'web');
+    const id = await requestAndConfirm(t, user.key);
     t.clock.advance(GRACE_MS);
     const before = await footprint(t, user.id);
     const child = spawnEntry('test/erasure/sweep-child.ts', [], { cwd: REPO_ROOT, env: { DIALECT: dialect, DATABASE_URL: t.databaseUrl, NOW: t.clock.now().toISOString() } });
@@ -357,7 +358,48 @@ eachDialect('erasure sweeper: the audit chain', (dialect) => {
       expect(await t.backend.db.knex('admin_audit').orderBy('seq')).to.deep.equal(audit);
       const row = (await t.backend.db.knex('erasure_requests').where({ id }).first()) as { status: string; attempts: number; last_error: string };
       const v = verdict as { brokenAt: number; reason: string };
-      expect([row.status, row.attempts, row.last_error]).to.deep.equal(['confirmed', 1, `Error: the audit chain does not verify (entry ${v.brokenAt}: ${v.reason}); nothing was scrubbed`]);
+      expect([row.status, row.attempts, row.last_error]).to.deep.equal(['confirmed', 1, `Error: the audit chain does not verify (entry ${v.brokenAt}: ${v.reason}); no erasure runs until it does`]);
     });
   }
+
+  it('one user\'s audit entry edited: the sweep erases nobody, not even users the chain does not name, and appends nothing; repaired, the next sweep erases all three', async () => {
+    const { t, user } = w;
+    await chain(t, user);
+    const others = [new NostrKey(), new NostrKey()];
+    const otherIds: string[] = [];
+    for (const [i, key] of others.entries()) otherIds.push((await seedUser(t.backend, { nostrPubkey: key.pubkey, username: `bystander${i}` })).id);
+    const ids = [await requestAndConfirm(t, user.key)];
+    for (const key of others) ids.push(await requestAndConfirm(t, key));
+    // entry 1 is about the user (target user:<id>); the other two users have no entry at all
+    const original = (await t.backend.db.knex('admin_audit').where({ seq: 1 }).first()) as { action: string };
+    await t.backend.db.knex('admin_audit').where({ seq: 1 }).update({ action: 'probe_forged' });
+    const audit = await t.backend.db.knex('admin_audit').orderBy('seq');
+    const head = await t.backend.db.knex('admin_audit_head').first();
+    t.clock.advance(GRACE_MS);
+    await t.backend.scheduler.runNow('erasure.sweep');
+
+    expect(await t.backend.db.knex('users').whereIn('id', [user.id, ...otherIds]).count({ n: '*' })).to.deep.equal([{ n: dialect === 'sqlite' ? 3 : '3' }]);
+    expect(await t.backend.db.knex('admin_audit').orderBy('seq'), 'nothing appended onto the broken chain').to.deep.equal(audit);
+    expect(await t.backend.db.knex('admin_audit_head').first()).to.deep.equal(head);
+    const rows = (await t.backend.db.knex('erasure_requests').whereIn('id', ids)) as Array<{ status: string; attempts: number; last_error: string }>;
+    const stop = 'Error: the audit chain does not verify (entry 1: the entry was altered after it was written); no erasure runs until it does';
+    expect(rows.map((r) => [r.status, r.attempts, r.last_error])).to.deep.equal(ids.map(() => ['confirmed', 1, stop]));
+    expect(t.logger.lines.filter((line) => line.msg === 'account erasures stopped; nothing was erased')).to.have.length(1);
+
+    await t.backend.db.knex('admin_audit').where({ seq: 1 }).update({ action: original.action });
+    t.clock.advance(60_000);
+    await t.backend.scheduler.runNow('erasure.sweep');
+    expect(await t.backend.db.knex('users').whereIn('id', [user.id, ...otherIds])).to.deep.equal([]);
+    expect(await t.backend.setup.verifyAudit()).to.deep.equal({ ok: true, entries: 9 });
+  });
+
+  it('no request due: the sweep does not walk the chain (a broken chain stops only erasures that are due)', async () => {
+    const { t, user } = w;
+    await chain(t, user);
+    await requestAndConfirm(t, user.key);
+    await t.backend.db.knex('admin_audit').where({ seq: 2 }).update({ action: 'probe_forged' });
+    await t.backend.scheduler.runNow('erasure.sweep');
+    expect(t.logger.lines.filter((line) => line.msg === 'account erasures stopped; nothing was erased')).to.deep.equal([]);
+    expect(await t.backend.db.knex('erasure_requests').where({ user_id: user.id }).first()).to.include({ status: 'confirmed', attempts: 0, last_error: null });
+  });
 });

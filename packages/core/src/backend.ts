@@ -224,7 +224,7 @@ export async function createWalletBackend(config: WalletBackendConfig): Promise<
         settings: visibleSettings,
         db,
         routes: { add: (route) => routeRegistry.add(owner, route) },
-        auth: { challenges, sessions, signedActions },
+        auth: { challenges, sessions, signedActions, addSessionGuard: (guard) => sessions.addGuard(guard) },
         registration: {
           addGate: (gate) => {
             try {
@@ -247,7 +247,7 @@ export async function createWalletBackend(config: WalletBackendConfig): Promise<
             return erased;
           },
         },
-        audit: { append: (trx, entry) => audit.append(trx, entry), redact: (trx, userId) => audit.redact(trx, userId) },
+        audit: { append: (trx, entry, options) => audit.append(trx, entry, options), verify: () => audit.verify(), redact: (trx, userId) => audit.redact(trx, userId) },
         chains,
         processor: late.processor,
         scheduler: {

@@ -36,6 +36,8 @@ export function erasurePlugin(options: ErasureOptions = {}): WalletPlugin {
       ctx.capabilities.contribute(() => ({ erasure: enabled }));
       for (const route of erasureRoutes(service)) ctx.routes.add(route);
       if (!enabled) return;
+      // Only while on: off, nothing could cancel a confirmed request, so a freeze would never end.
+      ctx.auth.addSessionGuard((userId, trx) => service.guardSession(userId, trx));
       ctx.scheduler.every('sweep', SWEEP_INTERVAL_MS, async ({ logger }) => {
         const report = await service.sweep(logger);
         if (report.completed + report.failed + report.expired > 0) logger.info('erasure sweep', { ...report });

@@ -48,7 +48,9 @@ const iso = (value: unknown) => readOptionalTime(value)?.toISOString() ?? null;
  * Self-service erasure and export (spec › Account erasure and export). Every action is a fresh
  * signed action (NIP-98 with nonce, purpose and request descriptor; the nonce is consumed only
  * after the signature checks) and reaches only the user whose linked Nostr key made it. A key
- * that belongs to no user gets the same answers a user would, with nothing stored.
+ * that belongs to no user gets 200 with the same shapes and nothing stored; where an account
+ * would get an error or its live request, it gets a fresh id or an echo (docs/erasure.md lists
+ * each difference; only the key's holder can see them).
  */
 export class ErasureService {
   constructor(private readonly deps: ErasureServiceDeps) {}
@@ -89,6 +91,9 @@ export class ErasureService {
     if (row.status === ERASURE_STATUS.confirmed) return this.view(row);
     const dueAt = new Date(now.getTime() + graceMs);
     const confirmed = await db.knex.transaction(async (trx) => {
+      // The same lock as the session guard's: a login or refresh either stores its session
+      // before this (and the revocation below ends it) or sees the request confirmed.
+      await this.deps.users.lock(trx, userId);
       const moved = await db.transitionOne<StoredRequest>(
         ERASURE_TABLE,
         (qb) => qb.where({ id: erasureId, user_id: userId, status: ERASURE_STATUS.requested }).where('created_at', '>', db.dialect.time(new Date(now.getTime() - CONFIRM_WINDOW_MS))),
@@ -102,6 +107,17 @@ export class ErasureService {
     const again = await this.ownRow(erasureId, userId);
     if (again.status === ERASURE_STATUS.confirmed) return this.view(again);
     throw erasureErrors.create.erasure_not_confirmable();
+  }
+
+  /**
+   * The session guard (core's `auth.addSessionGuard`): a confirmed request freezes its account
+   * until it is cancelled or carried out, so no login path and no refresh opens a session.
+   * Locks the user's row first, as `confirm` does, so the two cannot interleave.
+   */
+  async guardSession(userId: string, trx: Knex.Transaction): Promise<void> {
+    await this.deps.users.lock(trx, userId);
+    const frozen = (await trx(ERASURE_TABLE).where({ user_id: userId, status: ERASURE_STATUS.confirmed }).first('id')) as { id: string } | undefined;
+    if (frozen !== undefined) throw erasureErrors.create.account_erasure_pending();
   }
 
   /** Allowed while requested, or confirmed and before its due time. */
@@ -164,6 +180,8 @@ export class ErasureService {
     const now = clock.now();
     const expired = await this.expireUnconfirmed(now);
     const report: SweepReport = { completed: 0, failed: 0, expired };
+    const stopped = await this.stopOnBrokenChain(now, logger);
+    if (stopped > 0) return { ...report, failed: stopped };
     const tried: string[] = [];
     for (let i = 0; i < SWEEP_BATCH; i++) {
       let claimed: StoredRequest | null = null;
@@ -192,6 +210,23 @@ export class ErasureService {
     return report;
   }
 
+  /**
+   * Verifies the audit chain once per sweep, and only when a request is due: a chain that does
+   * not verify stops every erasure (none is claimed, nothing is appended), and each due request
+   * gets an attempt and the reason, for `/admin/erasure/stuck`. How many were stopped (0: go on).
+   */
+  private async stopOnBrokenChain(now: Date, logger: Logger): Promise<number> {
+    const { db, audit } = this.deps;
+    const due = () => db.knex(ERASURE_TABLE).where({ status: ERASURE_STATUS.confirmed }).where('due_at', '<=', db.dialect.time(now));
+    if ((await due().first('id')) === undefined) return 0;
+    const verdict = await audit.verify();
+    if (verdict.ok) return 0;
+    const reason = `the audit chain does not verify (entry ${verdict.brokenAt}: ${verdict.reason}); no erasure runs until it does`;
+    const stopped = await due().increment('attempts', 1).update({ last_error: `Error: ${reason}`.slice(0, 500) });
+    logger.error('account erasures stopped; nothing was erased', { reason, due: stopped });
+    return stopped;
+  }
+
   private async execute(trx: Knex.Transaction, row: StoredRequest, now: Date): Promise<void> {
     const { db, users, hooks, audit, loginEvents } = this.deps;
     const userId = row.user_id;
@@ -207,7 +242,8 @@ export class ErasureService {
     }
     const done = await db.transitionOne(ERASURE_TABLE, (qb) => qb.where({ id: row.id, status: ERASURE_STATUS.confirmed }), { status: ERASURE_STATUS.completed, ended_at: db.dialect.time(now), user_id: null, last_error: null }, trx);
     if (done === null) throw new Error('the erasure request changed while it was being carried out');
-    await audit.append(trx, { action: 'account_erasure_completed', actorKind: 'system', target: `erasure:${row.id}`, details: { audit_entries_scrubbed: scrubbed.length, scrubbed: scrubbed.slice(0, MAX_LISTED_SCRUBS), login_events: loginEvents } });
+    // Between this sweep's check of the whole chain and now, the newest entry is what could have changed.
+    await audit.append(trx, { action: 'account_erasure_completed', actorKind: 'system', target: `erasure:${row.id}`, details: { audit_entries_scrubbed: scrubbed.length, scrubbed: scrubbed.slice(0, MAX_LISTED_SCRUBS), login_events: loginEvents } }, { onlyOntoIntact: true });
   }
 
   /** The server's seal over what the sweeper acts on: the request, its user and its due time. */

@@ -67,9 +67,16 @@ export class AuditChain {
     private readonly clock: Clock,
   ) {}
 
-  async append(trx: Knex.Transaction, input: AuditInput): Promise<AuditEntry> {
+  /**
+   * `onlyOntoIntact`: refuse (throw, appending nothing) unless the newest entry still matches its
+   * hash and the sealed head names it. For work that must not be recorded onto a tampered chain
+   * (an erasure, which cannot be undone); the operator's own actions (a key revocation from the
+   * shell) are still recorded on a broken chain, where `verify` goes on reporting the break.
+   */
+  async append(trx: Knex.Transaction, input: AuditInput, options: { onlyOntoIntact?: boolean } = {}): Promise<AuditEntry> {
     await this.db.dialect.lockTableForWrites(trx, TABLE);
-    const last = (await trx(TABLE).select('seq', 'row_hash').orderBy('seq', 'desc').first()) as { seq: number | string; row_hash: string } | undefined;
+    const last = (await trx(TABLE).orderBy('seq', 'desc').first()) as StoredAuditRow | undefined;
+    if (options.onlyOntoIntact === true) await this.requireIntactTail(trx, last);
     const entry: Omit<AuditEntry, 'row_hash'> = {
       seq: last === undefined ? 1 : Number(last.seq) + 1,
       created_at: this.clock.now().toISOString(),
@@ -169,6 +176,20 @@ export class AuditChain {
     }
     if (last !== undefined) await trx(HEAD_TABLE).where({ id: HEAD_ID }).update({ seq: last.seq, row_hash: last.row_hash, mac: this.sealHead(last.seq, last.row_hash) });
     return scrubbed;
+  }
+
+  /** The newest entry matches its own hash and is the one the sealed head names (or the chain and head are both empty). */
+  private async requireIntactTail(trx: Knex.Transaction, last: StoredAuditRow | undefined): Promise<void> {
+    const head = (await trx(HEAD_TABLE).where({ id: HEAD_ID }).first()) as { seq: number | string; row_hash: string; mac: string } | undefined;
+    const refuse = (reason: string) => new Error(`the audit chain does not verify at its newest entry (${reason}); nothing was appended`);
+    if (last === undefined) {
+      if (head !== undefined) throw refuse('the entries the sealed head names are gone');
+      return;
+    }
+    const { row_hash: stored, ...rest } = toEntry(last);
+    if (stored !== this.hash(rest)) throw refuse(`entry ${rest.seq} was altered after it was written`);
+    if (head === undefined || !this.integrity.verify(HEAD_DOMAIN, [String(head.seq), head.row_hash], head.mac)) throw refuse('the sealed chain head is missing or altered');
+    if (Number(head.seq) !== rest.seq || head.row_hash !== stored) throw refuse(`the sealed head names entry ${Number(head.seq)}, not ${rest.seq}`);
   }
 
   /** The chain must end exactly where the sealed head says it does. */

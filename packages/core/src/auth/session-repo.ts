@@ -72,6 +72,7 @@ export class SessionRepository {
     match: { refreshTokenHash: string; userId: string; sessionId: string; platform: Platform },
     successor: NewSession,
     now: Date,
+    executor: Executor = this.db.knex,
   ): Promise<boolean> {
     const at = this.db.dialect.time(now);
     const revoked = await this.db.transitionOneAndInsert<StoredSession>(
@@ -83,6 +84,7 @@ export class SessionRepository {
           .where('expires_at', '>', at),
       { revoked_at: at },
       this.stored(successor),
+      executor,
     );
     return revoked !== null;
   }

@@ -2,7 +2,7 @@ import { addMs, type Clock } from '../clock/index.js';
 import { newId, type Peppers } from '../crypto/index.js';
 import { coreErrors } from '../errors/index.js';
 import type { Platform, UserAuth } from '../http/index.js';
-import type { Database, Executor } from '../storage/index.js';
+import type { Database, Executor, Knex } from '../storage/index.js';
 import type { NewSession, SessionRepository } from './session-repo.js';
 import type { TokenService } from './tokens.js';
 
@@ -22,12 +22,22 @@ export interface AuthResponse {
 const BEARER = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/;
 
 /**
+ * A check every new session of a user must pass (a plugin's, through the plugin contract): it
+ * runs inside the transaction that stores the session and refuses by throwing. Whatever it
+ * locks in `trx` is held until the session is stored, so a guard can serialise with the work
+ * that changes its answer.
+ */
+export type SessionGuard = (userId: string, trx: Knex.Transaction) => Promise<void>;
+
+/**
  * Sessions and the tokens that stand for them. Only a peppered hash of each refresh token is
  * stored; a refresh revokes the old session and stores its successor in one atomic step decided
  * by a single conditional update, so of concurrent refreshes with one token exactly one
  * succeeds and only the winner's successor exists.
  */
 export class SessionService {
+  private readonly guards: SessionGuard[] = [];
+
   constructor(
     private readonly db: Database,
     private readonly sessions: SessionRepository,
@@ -39,8 +49,13 @@ export class SessionService {
   /** Opens a session for a user who has just proven who they are; pass `executor` to join the caller's transaction. */
   async start(userId: string, platform: Platform, executor: Executor = this.db.knex): Promise<AuthResponse> {
     const { session, response } = await this.prepare(userId, platform);
-    await this.sessions.insert(executor, session);
+    await this.guarded(userId, executor, (trx) => this.sessions.insert(trx, session));
     return response;
+  }
+
+  /** Adds a guard that every later `start` and `refresh` runs (the plugin contract's `auth.addSessionGuard`). */
+  addGuard(guard: SessionGuard): void {
+    this.guards.push(guard);
   }
 
   /**
@@ -54,13 +69,23 @@ export class SessionService {
     const claims = await this.tokens.verify(refreshToken, 'refresh');
     if (claims === null) throw coreErrors.create.invalid_refresh_token();
     const { session, response } = await this.prepare(claims.sub, claims.platform);
-    const rotated = await this.sessions.rotate(
-      { refreshTokenHash: this.peppers.pepper(refreshToken), userId: claims.sub, sessionId: claims.sid, platform: claims.platform },
-      session,
-      session.createdAt,
-    );
+    const match = { refreshTokenHash: this.peppers.pepper(refreshToken), userId: claims.sub, sessionId: claims.sid, platform: claims.platform };
+    const rotated = await this.guarded(claims.sub, this.db.knex, (executor) => this.sessions.rotate(match, session, session.createdAt, executor));
     if (!rotated) throw coreErrors.create.invalid_refresh_token();
     return response;
+  }
+
+  /**
+   * `work` after every guard passed, in one transaction with them (the caller's, or a new one).
+   * Without guards `work` runs on `executor` as it is, so a refresh stays one statement.
+   */
+  private async guarded<T>(userId: string, executor: Executor, work: (executor: Executor) => Promise<T>): Promise<T> {
+    if (this.guards.length === 0) return work(executor);
+    const run = async (trx: Knex.Transaction) => {
+      for (const guard of this.guards) await guard(userId, trx);
+      return work(trx);
+    };
+    return (executor as Knex.Transaction).isTransaction ? run(executor as Knex.Transaction) : executor.transaction(run);
   }
 
   /** A new session's row and the token pair that stands for it, not yet stored. */

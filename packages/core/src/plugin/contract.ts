@@ -1,4 +1,4 @@
-import type { SessionService, SignedActionVerifier } from '../auth/index.js';
+import type { SessionGuard, SessionService, SignedActionVerifier } from '../auth/index.js';
 import type { CapabilityContributor } from '../capabilities/index.js';
 import type { Asset, Heights } from '../chains/index.js';
 import type { ChallengeStore } from '../challenges/index.js';
@@ -11,7 +11,7 @@ import type { RegistrationGate } from '../identity/index.js';
 import type { Logger } from '../logger/index.js';
 import type { CreateInvoiceInput, ProcessorInvoice } from '../processor/index.js';
 import type { Task, TaskOptions } from '../scheduler/index.js';
-import type { AuditEntry, AuditInput } from '../admin/index.js';
+import type { AuditEntry, AuditInput, AuditVerdict } from '../admin/index.js';
 import type { Database, Knex, Migration } from '../storage/index.js';
 
 /** What a BTC/LTC transaction paid one address, and how deep it is. */
@@ -141,6 +141,12 @@ export interface PluginContext {
     readonly sessions: SessionService;
     /** Verifies a NIP-98 signed action (nonce + purpose + request descriptor) and consumes its nonce. */
     readonly signedActions: SignedActionVerifier;
+    /**
+     * Adds a check that every new user session must pass: each login path and every refresh
+     * run the guards inside the transaction that stores the session (after the proof was
+     * checked), and a guard refuses by throwing an error of its package's catalogue.
+     */
+    addSessionGuard(guard: SessionGuard): void;
   };
   readonly registration: {
     /** Adds a gate that every NEW identity must pass (proof of work, invite, payment); run in the order added. */
@@ -151,7 +157,12 @@ export interface PluginContext {
      * Appends to the operator audit chain inside `trx` (rolled back with it). `action` is free
      * text (`tips.clawback_forced`); `actorPubkey` is cut to a prefix; `peerIp` is kept raw.
      */
-    append(trx: Knex.Transaction, entry: AuditInput): Promise<AuditEntry>;
+    append(trx: Knex.Transaction, entry: AuditInput, options?: { onlyOntoIntact?: boolean }): Promise<AuditEntry>;
+    /**
+     * Walks the whole chain (every entry's hash, the links, the sealed head): a page at a time,
+     * so call it once per batch of work, not per item.
+     */
+    verify(): Promise<AuditVerdict>;
     /**
      * Scrubs the user's personal data from the chain inside `trx` (account erasure): entries
      * whose target is exactly `user:<userId>` lose their target and details, and the chain is

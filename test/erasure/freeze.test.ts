@@ -1,0 +1,197 @@
+import { expect } from 'chai';
+import { erasurePlugin } from '@wallet/erasure';
+import type { WalletPlugin } from '@wallet/backend-core';
+import { BtcKey, createTestBackend, eachDialect, extensionBody, NostrKey, websiteLogin, type SigningKey, type TestBackend, type TestResponse } from '../harness/index.js';
+import { API, proof } from './harness.js';
+
+const HOUR_MS = 3_600_000;
+const GRACE_MS = 72 * HOUR_MS;
+const PENDING = { code: 'account_erasure_pending', message: 'This account is frozen by a confirmed erasure request: cancel the erasure first to sign in again.' };
+const confirmPath = (id: string) => `${API}/account/erasure/${id}/confirm`;
+const cancelPath = (id: string) => `${API}/account/erasure/${id}`;
+
+function btcSigning(key: BtcKey): SigningKey {
+  return { asset: 'btc', publicKey: key.publicKeyHex, sign: (m) => key.signMessage(m) };
+}
+
+interface Account {
+  id: string;
+  btc: BtcKey;
+  nostr: NostrKey;
+  /** The token pair of the extension login that registered it. */
+  tokens: { access_token: string; refresh_token: string };
+}
+
+/** An account registered through the extension login (BTC identity) with a Nostr key linked, so every login path reaches it. */
+async function account(t: TestBackend): Promise<Account> {
+  const btc = new BtcKey();
+  const nostr = new NostrKey();
+  const res = await t.client.post(`${API}/auth/extension`, extensionBody(btc, t.clock.now()));
+  expect(res.status, res.text).to.equal(200);
+  await t.backend.db.knex('users').where({ id: res.body.user_id }).update({ nostr_pubkey: nostr.pubkey });
+  return { id: res.body.user_id, btc, nostr, tokens: res.body };
+}
+
+/** Every way to get a new session of `a`: each answer. */
+async function everyLogin(t: TestBackend, a: Account): Promise<Record<string, TestResponse>> {
+  // a fresh second: each login proof is single use, and the same second would sign the same one
+  t.clock.advance(2_000);
+  const nonce = (await t.client.get(`${API}/auth/nostr/register-challenge`)).body.nonce as string;
+  const register = `${API}/auth/nostr/register`;
+  return {
+    nostr: await t.client.request('POST', `${API}/auth/nostr`, { headers: { authorization: a.nostr.nip98(`${API}/auth/nostr`, t.clock.now()) } }),
+    nostrRegister: await t.client.post(register, { nostr_token: a.nostr.signedAction(register, nonce, 'nostr_register', t.clock.now()), nonce, seed_fingerprint: 'a1b2c3d4' }),
+    extension: await t.client.post(`${API}/auth/extension`, extensionBody(a.btc, t.clock.now())),
+    website: await websiteLogin(t, btcSigning(a.btc)),
+  };
+}
+
+const outcome = (answers: Record<string, TestResponse>) => Object.fromEntries(Object.entries(answers).map(([path, res]) => [path, res.status === 200 ? [200, res.body.user_id] : [res.status, res.body?.error]]));
+
+async function sessionsOf(t: TestBackend, userId: string) {
+  return t.backend.db.knex('sessions').where({ user_id: userId }).orderBy('id');
+}
+
+async function liveSessions(t: TestBackend, userId: string): Promise<number> {
+  return (await t.backend.db.knex('sessions').where({ user_id: userId }).whereNull('revoked_at')).length;
+}
+
+async function requestAndConfirm(t: TestBackend, key: NostrKey): Promise<string> {
+  const requested = await t.client.post(`${API}/account/erasure`, await proof(t, key, 'erasure_request', `${API}/account/erasure`));
+  expect(requested.status, requested.text).to.equal(200);
+  const id = requested.body.erasure_id as string;
+  const confirmed = await t.client.post(confirmPath(id), await proof(t, key, 'erasure_confirm', confirmPath(id)));
+  expect(confirmed.status, confirmed.text).to.equal(200);
+  return id;
+}
+
+eachDialect('erasure: a confirmed erasure freezes the account', (dialect) => {
+  let t: TestBackend;
+  beforeEach(async () => {
+    t = await createTestBackend(dialect, { plugins: [erasurePlugin({ enabled: true })] });
+  });
+  afterEach(async () => {
+    await t?.close();
+  });
+
+  it('every login path: allowed while only requested, refused (403 account_erasure_pending, nothing stored) from confirmation to the end of the grace period, allowed again after cancel', async () => {
+    const a = await account(t);
+    const requested = await t.client.post(`${API}/account/erasure`, await proof(t, a.nostr, 'erasure_request', `${API}/account/erasure`));
+    const id = requested.body.erasure_id as string;
+    const allowed = { nostr: [200, a.id], nostrRegister: [200, a.id], extension: [200, a.id], website: [200, a.id] };
+    expect(outcome(await everyLogin(t, a)), 'a request not yet confirmed freezes nothing').to.deep.equal(allowed);
+
+    const confirmed = await t.client.post(confirmPath(id), await proof(t, a.nostr, 'erasure_confirm', confirmPath(id)));
+    expect(confirmed.status).to.equal(200);
+    const due = Date.parse(confirmed.body.due_at as string);
+    const refused = { nostr: [403, PENDING], nostrRegister: [403, PENDING], extension: [403, PENDING], website: [403, PENDING] };
+    const sessions = await sessionsOf(t, a.id);
+    // The website verify records its login event before it asks for the session, outside a
+    // transaction (identity's code), so a refused website login still leaves one: only the
+    // transactional paths are held to storing nothing here.
+    const events = () => t.backend.db.knex('login_events').where({ user_id: a.id }).whereNot({ platform: 'web' }).orderBy('id');
+    const eventsBefore = await events();
+    expect(await liveSessions(t, a.id)).to.equal(0);
+    expect(outcome(await everyLogin(t, a)), 'right after confirmation').to.deep.equal(refused);
+    // everyLogin moves the clock 2 s first: these logins and the cancel below run 1 s before the due time
+    t.clock.advance(due - t.clock.now().getTime() - 2_000 - 1_000);
+    expect(outcome(await everyLogin(t, a)), 'a second before the due time').to.deep.equal(refused);
+    expect(t.clock.now().getTime()).to.equal(due - 1_000);
+    expect(await sessionsOf(t, a.id), 'no session stored').to.deep.equal(sessions);
+    expect(await events(), 'no login event stored').to.deep.equal(eventsBefore);
+
+    const cancelled = await t.client.delete(cancelPath(id), await proof(t, a.nostr, 'erasure_cancel', cancelPath(id), 'DELETE'));
+    expect([cancelled.status, cancelled.body.status], 'cancel is proof-gated, not session-gated').to.deep.equal([200, 'cancelled']);
+    const again = await everyLogin(t, a);
+    expect(outcome(again)).to.deep.equal(allowed);
+    expect((await t.client.get(`${API}/auth/me`, { token: again.website!.body.access_token })).status).to.equal(200);
+  });
+
+  it('past the due time and until the sweep: still refused; after the sweep the account is gone', async () => {
+    const a = await account(t);
+    await requestAndConfirm(t, a.nostr);
+    t.clock.advance(GRACE_MS);
+    expect(outcome(await everyLogin(t, a))).to.deep.include({ nostr: [403, PENDING], extension: [403, PENDING], website: [403, PENDING] });
+    await t.backend.scheduler.runNow('erasure.sweep');
+    expect(await t.backend.db.knex('users').where({ id: a.id }).first()).to.equal(undefined);
+    const nostr = await t.client.request('POST', `${API}/auth/nostr`, { headers: { authorization: a.nostr.nip98(`${API}/auth/nostr`, t.clock.now()) } });
+    expect([nostr.status, nostr.body.error.code]).to.deep.equal([401, 'nostr_not_linked']);
+  });
+
+  it('tokens issued before confirmation stop acting: the bearer guard refuses the revoked session; its refresh token answers the freeze, and after cancel it is still revoked', async () => {
+    const a = await account(t);
+    expect((await t.client.get(`${API}/auth/me`, { token: a.tokens.access_token })).status).to.equal(200);
+    await requestAndConfirm(t, a.nostr);
+    const me = await t.client.get(`${API}/auth/me`, { token: a.tokens.access_token });
+    expect([me.status, me.body.error.code]).to.deep.equal([401, 'unauthorized']);
+    const linkChallenge = await t.client.get(`${API}/auth/nostr/link-challenge`, { token: a.tokens.access_token });
+    expect(linkChallenge.status, 'a bearer route that stores a challenge').to.equal(401);
+    const refresh = await t.client.post(`${API}/auth/refresh`, { refresh_token: a.tokens.refresh_token });
+    expect([refresh.status, refresh.body.error], 'the freeze is checked before the session').to.deep.equal([403, PENDING]);
+    const id = (await t.backend.db.knex('erasure_requests').where({ user_id: a.id }).first()).id as string;
+    await t.client.delete(cancelPath(id), await proof(t, a.nostr, 'erasure_cancel', cancelPath(id), 'DELETE'));
+    const after = await t.client.post(`${API}/auth/refresh`, { refresh_token: a.tokens.refresh_token });
+    expect([after.status, after.body.error.code], 'confirmation ended that session for good').to.deep.equal([401, 'invalid_refresh_token']);
+    expect((await t.client.get(`${API}/auth/me`, { token: a.tokens.access_token })).status).to.equal(401);
+  });
+
+  it('refresh of a session still live while frozen (as if it had escaped the revocation): 403 account_erasure_pending, nothing rotated; after cancel it rotates', async () => {
+    const a = await account(t);
+    const id = await requestAndConfirm(t, a.nostr);
+    await t.backend.db.knex('sessions').where({ user_id: a.id }).update({ revoked_at: null });
+    const sessions = await sessionsOf(t, a.id);
+    const refused = await t.client.post(`${API}/auth/refresh`, { refresh_token: a.tokens.refresh_token });
+    expect([refused.status, refused.body.error]).to.deep.equal([403, PENDING]);
+    expect(await sessionsOf(t, a.id)).to.deep.equal(sessions);
+    await t.client.delete(cancelPath(id), await proof(t, a.nostr, 'erasure_cancel', cancelPath(id), 'DELETE'));
+    const rotated = await t.client.post(`${API}/auth/refresh`, { refresh_token: a.tokens.refresh_token });
+    expect([rotated.status, rotated.body.user_id]).to.deep.equal([200, a.id]);
+  });
+
+  it('only the frozen account: another account logs in and refreshes as before', async () => {
+    const a = await account(t);
+    const b = await account(t);
+    await requestAndConfirm(t, a.nostr);
+    expect(outcome(await everyLogin(t, b))).to.deep.equal({ nostr: [200, b.id], nostrRegister: [200, b.id], extension: [200, b.id], website: [200, b.id] });
+    expect((await t.client.post(`${API}/auth/refresh`, { refresh_token: b.tokens.refresh_token })).status).to.equal(200);
+  });
+});
+
+eachDialect('erasure: a login racing the confirmation', (dialect) => {
+  let t: TestBackend;
+  afterEach(async () => {
+    await t?.close();
+  });
+
+  it('the confirmation lands while a login is between the freeze check and storing its session: the confirmation waits, then revokes that session', async function () {
+    this.timeout(30_000);
+    const stall: { armed: boolean; erasureId: string; confirmBody?: { nostr_token: string; nonce: string }; during?: Promise<TestResponse>; settledDuringStall?: boolean } = { armed: false, erasureId: '' };
+    // Runs after the erasure plugin's guard (plugins set up in order), inside the login's transaction.
+    const staller: WalletPlugin = {
+      name: 'staller',
+      setup(ctx) {
+        ctx.auth.addSessionGuard(async () => {
+          if (!stall.armed) return;
+          stall.armed = false;
+          let settled = false;
+          stall.during = t.client.post(confirmPath(stall.erasureId), stall.confirmBody).finally(() => void (settled = true));
+          await new Promise((resolve) => setTimeout(resolve, 500));
+          stall.settledDuringStall = settled;
+        });
+      },
+    };
+    t = await createTestBackend(dialect, { plugins: [erasurePlugin({ enabled: true }), staller] });
+    const a = await account(t);
+    const requested = await t.client.post(`${API}/account/erasure`, await proof(t, a.nostr, 'erasure_request', `${API}/account/erasure`));
+    stall.erasureId = requested.body.erasure_id as string;
+    stall.confirmBody = await proof(t, a.nostr, 'erasure_confirm', confirmPath(stall.erasureId));
+    stall.armed = true;
+    const login = await websiteLogin(t, btcSigning(a.btc));
+    expect(stall.settledDuringStall, 'the confirmation was sent and had not finished while the login held its transaction').to.equal(false);
+    const confirmed = await stall.during!;
+    expect([confirmed.status, confirmed.body.status], confirmed.text).to.deep.equal([200, 'confirmed']);
+    expect(login.status, 'the login passed the check before the confirmation').to.equal(200);
+    expect(await liveSessions(t, a.id), 'no session outlives the confirmation').to.equal(0);
+    expect((await t.client.get(`${API}/auth/me`, { token: login.body.access_token })).status).to.equal(401);
+  });
+});
