@@ -48,13 +48,19 @@ export function ownerAlive(owner: Owner): boolean {
   if (owner.host !== HOST_TAG) return true;
   if (HAS_PROC) {
     const stat = procStat(owner.pid);
-    if (stat === undefined) return false;
+    // /proc mounted with hidepid hides other users' processes: ask the kernel before calling it dead.
+    if (stat === undefined) return signalable(owner.pid);
     // A zombie has exited (only its parent has not read its status yet): it cleans up nothing more.
     if (stat.state === 'Z' || stat.state === 'X') return false;
     return owner.start === 0 || stat.start === owner.start;
   }
+  return signalable(owner.pid);
+}
+
+/** Whether a process `pid` exists (EPERM: it does, another user's). */
+function signalable(pid: number): boolean {
   try {
-    process.kill(owner.pid, 0);
+    process.kill(pid, 0);
     return true;
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === 'EPERM';
