@@ -184,6 +184,49 @@ eachDialect('tips: user erasure and export hooks', (dialect) => {
     });
   });
 
+  describe('claims (social_tip_claimers holds user ids)', () => {
+    const claimers = () => w.t.backend.db.knex('social_tip_claimers');
+    const claimsOf = async (userId: string) => ((await claimers().where({ user_id: userId }).orderBy('tip_id')) as Array<Record<string, unknown>>).map((c) => c.tip_id as string);
+
+    it('export lists the tips the user claimed, with when; erasing the claimer removes their claims and nobody else’s', async () => {
+      const { sender, other, bystander } = w;
+      const first = await create('btc', sender);
+      const second = await create('grin', sender);
+      for (const id of [first, second]) await setStatus(id, 'pending');
+      w.t.clock.set('2026-01-01T00:01:00.000Z');
+      await claim(first, other);
+      w.t.clock.set('2026-01-01T00:02:00.000Z');
+      await claim(second, other);
+      // A repeated claim keeps the first time.
+      w.t.clock.set('2026-01-01T00:03:00.000Z');
+      await claim(first, other);
+      await claim(first, bystander);
+      const exported = (await w.ctx.hooks.collectUserExport(other.userId)).tips as { claimed: unknown[] };
+      expect(exported.claimed).to.deep.equal([
+        { tip_id: first, claimed_at: '2026-01-01T00:01:00.000Z' },
+        { tip_id: second, claimed_at: '2026-01-01T00:02:00.000Z' },
+      ]);
+      expect(((await w.ctx.hooks.collectUserExport(bystander.userId)).tips as { claimed: unknown[] }).claimed).to.deep.equal([{ tip_id: first, claimed_at: '2026-01-01T00:03:00.000Z' }]);
+
+      await erase(other.userId);
+      expect(await claimsOf(other.userId)).to.deep.equal([]);
+      expect(await claimsOf(bystander.userId)).to.deep.equal([first]);
+    });
+
+    it('erasing a sender removes the claims on the tips it deletes (claimed ones) and keeps the claims on its open tips', async () => {
+      const { sender, other } = w;
+      const settled = await create('ltc', sender);
+      const open = await create('xmr', sender);
+      for (const id of [settled, open]) await setStatus(id, 'pending');
+      await claim(settled, other);
+      await claim(open, other);
+      await setStatus(settled, 'claimed');
+      await erase(sender.userId);
+      expect(await row(settled)).to.equal(undefined);
+      expect(await claimsOf(other.userId)).to.deep.equal([open]);
+    });
+  });
+
   describe('export', () => {
     it('has sent and received sections with the user’s tips only, in any order, and no ciphertext, secret hash or funding key', async () => {
       const { sender, recipient, other } = w;
@@ -208,7 +251,7 @@ eachDialect('tips: user erasure and export hooks', (dialect) => {
       expect((await post('', other, othersPublic)).status).to.equal(200);
 
       const senderExport = (await w.ctx.hooks.collectUserExport(sender.userId)).tips as { sent: Array<Record<string, unknown>>; received: unknown[] };
-      expect(Object.keys(senderExport)).to.have.members(['sent', 'received']);
+      expect(Object.keys(senderExport)).to.have.members(['sent', 'received', 'claimed']);
       expect(senderExport.sent.map((tip) => tip.tip_id)).to.have.members(sent).and.have.length(4);
       expect(senderExport.received).to.deep.equal([]);
       const xmr = senderExport.sent.find((tip) => tip.tip_id === sent[1])!;
@@ -230,6 +273,7 @@ eachDialect('tips: user erasure and export hooks', (dialect) => {
         settled_at: null,
       });
 
+      expect((senderExport as unknown as { claimed: unknown[] }).claimed).to.deep.equal([]);
       const recipientExport = (await w.ctx.hooks.collectUserExport(recipient.userId)).tips as { sent: unknown[]; received: Array<Record<string, unknown>> };
       expect(recipientExport.sent).to.deep.equal([]);
       expect(recipientExport.received.map((tip) => tip.tip_id)).to.have.members(received).and.have.length(3);
@@ -245,7 +289,7 @@ eachDialect('tips: user erasure and export hooks', (dialect) => {
       });
 
       const strangerExport = (await w.ctx.hooks.collectUserExport(w.bystander.userId)).tips;
-      expect(strangerExport).to.deep.equal({ sent: [], received: [] });
+      expect(strangerExport).to.deep.equal({ sent: [], received: [], claimed: [] });
 
       const text = JSON.stringify([senderExport, recipientExport]);
       for (const body of [...bodies, fromOther, othersPublic]) {

@@ -69,6 +69,7 @@ export function useChainFakes() {
     ltc,
     grin,
     xmrDaemon,
+    wowDaemon,
     settings: () => ({
       btcEsploraUrl: btc.url,
       ltcEsploraUrl: ltc.url,

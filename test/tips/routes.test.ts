@@ -331,6 +331,7 @@ eachDialect('tips: routes', (dialect) => {
       const first = hex(32);
       expect((await a.other.confirmSweep(id, first.toUpperCase())).body).to.deep.equal({ tip_id: id, status: 'claiming', sweep_txid: first, recorded: true });
       expect((await a.other.confirmSweep(id, first)).body).to.deep.equal({ tip_id: id, status: 'claiming', sweep_txid: first, recorded: true });
+      expect((await a.recipient.claim(id)).status).to.equal(200);
       expect((await a.recipient.confirmSweep(id, hex(32))).body).to.deep.equal({ tip_id: id, status: 'claiming', sweep_txid: first, recorded: false });
       expect(await rowOf(w, id)).to.include({ sweep_txid: first, status: 'claiming' });
     });

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { Database } from '@wallet/backend-core';
+import type { ChainAccess, Database, Knex } from '@wallet/backend-core';
 import { TIP_ASSETS } from '@wallet/tips';
 import { TipsService } from '../../packages/tips/src/service.js';
 import { eachDialect } from '../harness/index.js';
@@ -17,19 +17,32 @@ const setStatus = (w: TipsWorld, id: string, status: string) => w.t.backend.db.k
 const countTips = async (w: TipsWorld) => Number(((await w.t.backend.db.knex('social_tips').count({ n: '*' }).first()) as { n: number | string }).n);
 
 /** A service over the world's database whose conditional updates run `before` and `after` around the real one. */
-function heldService(w: TipsWorld, hooks: { before?: () => Promise<unknown>; after?: () => Promise<unknown> }) {
+/** `after` is given the update's executor: inside the service's transaction a write on another connection would wait for it. */
+function heldService(w: TipsWorld, hooks: { before?: () => Promise<unknown>; after?: (executor: Knex) => Promise<unknown> }) {
   const real = w.t.backend.db;
   const db: Database = {
     ...real,
     transitionOne: async (...args: Parameters<Database['transitionOne']>) => {
       await hooks.before?.();
       const row = await real.transitionOne(...args);
-      await hooks.after?.();
+      await hooks.after?.(args[3] ?? real.knex);
       return row;
     },
   } as Database;
-  const users = { idByUsername: async () => null } as unknown as ConstructorParameters<typeof TipsService>[0]['users'];
-  return new TipsService({ db, clock: w.t.clock, users, network: 'mainnet', enabled: true, targeted: true, assets: () => TIP_ASSETS, shareBase: SHARE_BASE });
+  const users = { idByUsername: async () => null, lock: async () => true } as unknown as ConstructorParameters<typeof TipsService>[0]['users'];
+  return new TipsService({
+    db,
+    clock: w.t.clock,
+    users,
+    network: 'mainnet',
+    enabled: true,
+    targeted: true,
+    assets: () => TIP_ASSETS,
+    shareBase: SHARE_BASE,
+    // Neither call here reads a chain.
+    chains: {} as ChainAccess,
+    maxUnconfirmedPerSender: 25,
+  });
 }
 
 eachDialect('tips service: messages and in-between states', (dialect) => {
@@ -116,14 +129,15 @@ eachDialect('tips service: messages and in-between states', (dialect) => {
   it('attach-funding answers with the row its update wrote, not a later read (the tip moved right after)', async () => {
     const id = (await create(tipBody('btc', { draft: true }))).body.tip_id as string;
     const txid = hex(32);
-    const service = heldService(w, { after: () => setStatus(w, id, 'pending') });
+    const service = heldService(w, { after: (executor) => executor('social_tips').where({ id }).update({ status: 'pending' }) });
     expect(await service.attachFunding(w.sender.userId, id, { funding_txid: txid })).to.deep.equal({ tip_id: id, status: 'pending_confirmation', share_url: `${SHARE_BASE}${id}` });
     expect(await rowOf(w, id)).to.include({ status: 'pending', funding_txid: txid });
   });
 
   it('confirm-sweep: a targeted tip whose recipient is erased between the read and the update is tip_unknown, recording nothing', async () => {
     const id = (await create(tipBody('btc', { recipient: w.recipient.username }))).body.tip_id as string;
-    await setStatus(w, id, 'claiming');
+    await setStatus(w, id, 'pending');
+    expect((await w.t.client.post(`${TIPS}/${id}/claim`, undefined, { token: w.recipient.token })).status).to.equal(200);
     const service = heldService(w, {
       before: () => w.t.backend.db.transaction((trx) => heldService(w, {}).eraseUser(trx, w.recipient.userId)),
     });

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Knex } from '@wallet/backend-core';
 import { tipsPlugin } from '@wallet/tips';
 import { eachDialect, rejectionOf, seedUser, useTestBackend, type DialectName } from '../harness/index.js';
+import { tipAddress } from './harness.js';
 
 /**
  * The database's own rules for `social_tips` (packages/tips/src/migrations.ts), exercised with
@@ -12,7 +13,6 @@ import { eachDialect, rejectionOf, seedUser, useTestBackend, type DialectName } 
 
 const TABLE = 'social_tips';
 
-const ADDRESS = 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq';
 const SECRET_HASH = 'a1'.repeat(32);
 const CIPHERTEXT = 'c2VhbGVkLWNsYWltLWtleS1mb3ItdGhlLXJlY2lwaWVudA==';
 const COMMITMENT = `09${'b2'.repeat(32)}`; // 66 hex
@@ -75,7 +75,8 @@ eachDialect('tips: storage rules', (dialect) => {
       asset: 'btc',
       amount: '50000',
       status: 'draft',
-      tip_address: ADDRESS,
+      // One address per row: a funding output (address and txid) may back one tip only.
+      tip_address: tipAddress('btc'),
       ciphertext: null,
       secret_hash: SECRET_HASH,
       grin_commitment: null,

@@ -141,7 +141,7 @@ eachDialect('tips: chain workers (BTC through Esplora)', (dialect) => {
     }
   });
 
-  it('the reconciler read the chain, a clawback lands, then the reconciler writes: its update finds the tip clawed back and changes nothing (held, not timed)', async () => {
+  it('the reconciler is held at the chain, a clawback comes meanwhile: the clawback asks the chain itself, finds the sweep confirmed, settles the tip and is refused; the reconciler’s update then changes nothing (held, not timed)', async () => {
     const address = tipAddress('btc');
     const fundingTxid = chain.put(payment(networks.bitcoin, [[address, 50_000]]), 849_000);
     const id = await createFunded(w, 'btc', address, fundingTxid);
@@ -153,9 +153,14 @@ eachDialect('tips: chain workers (BTC through Esplora)', (dialect) => {
     const atTheChain = new Promise<void>((resolve) => (reached = resolve));
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
+    // Only the first read (the reconciler's) is held; the clawback's own chain read is answered.
+    let holding = true;
     chains.btc.route('GET /blocks/tip/height', async () => {
-      reached();
-      await released;
+      if (holding) {
+        holding = false;
+        reached();
+        await released;
+      }
       return { text: String(chains.btc.tip) };
     });
     try {
@@ -163,14 +168,16 @@ eachDialect('tips: chain workers (BTC through Esplora)', (dialect) => {
       await atTheChain;
       expect((await statusOf(w, id)).status, 'the reconciler has read the tip but not written').to.equal('claiming');
       const clawback = await w.t.client.post(`${TIPS}/${id}/clawback`, undefined, { token: w.sender.token });
-      expect([clawback.status, clawback.body.status]).to.deep.equal([200, 'clawed_back']);
+      expect([clawback.status, clawback.body.error?.code]).to.deep.equal([400, 'tip_settled']);
+      expect((await statusOf(w, id)).status, 'the clawback settled what it saw').to.equal('claimed');
       release();
       expect(await reconciling).to.equal(true);
     } finally {
       release();
       chains.btc.route('GET /blocks/tip/height', () => ({ text: String(chains.btc.tip) }));
     }
-    expect((await statusOf(w, id)).status).to.equal('clawed_back');
+    expect((await statusOf(w, id)).status).to.equal('claimed');
+    expect(w.t.logger.lines.filter((line) => line.msg === 'tip moved by the chain' && line.tip_id === id && line.from === 'claiming')).to.deep.equal([]);
     // The other order: the reconciler settles first, and the clawback is refused.
     const second = tipAddress('btc');
     const secondFunding = chain.put(payment(networks.bitcoin, [[second, 50_000]]), 849_000);
@@ -302,21 +309,35 @@ eachDialect('tips: chain workers (XMR through the daemon, funding proven with th
     return created.body.tip_id as string;
   };
 
-  it('pending at 10 confirmations when the proven amount (monero-wallet-rpc check_tx_key’s) covers the tip; short, another address or another key is funding_mismatch', async () => {
-    const paid = String(XMR_VECTOR.check_tx_key.paid.received);
-    const exact = await create({ amount: paid });
-    const over = await create({ amount: String(BigInt(paid) + 1n) });
-    const sender = await create({ tip_address: XMR_VECTOR.sender_address, amount: String(XMR_VECTOR.check_tx_key.sender.received) });
-    const wrongKey = await create({ funding_tx_key: `${'0'.repeat(62)}01`, amount: '1' });
+  // One funding output backs one tip, so each case that pays the vector's address is its own tip in its own world.
+  const fundedAtDepth = async (fields: Record<string, unknown>) => {
+    const id = await create(fields);
     await run(w, 'funding-watch');
-    for (const id of [exact, over, sender, wrongKey]) expect((await statusOf(w, id)).status).to.equal('pending_confirmation');
+    expect((await statusOf(w, id)).status).to.equal('pending_confirmation');
+    chains.xmrDaemon.height = XMR_VECTOR.block_height + 10;
+    await run(w, 'funding-watch');
+    return (await statusOf(w, id)).status;
+  };
+  const paid = String(XMR_VECTOR.check_tx_key.paid.received);
+
+  it('pending at 10 confirmations when the proven amount (monero-wallet-rpc check_tx_key’s) covers the tip; the sender’s change output is proven by the same key', async () => {
+    const exact = await create({ amount: paid });
+    // The sender's change output is proven by the same key: the check reads every output.
+    const sender = await create({ tip_address: XMR_VECTOR.sender_address, amount: String(XMR_VECTOR.check_tx_key.sender.received) });
+    await run(w, 'funding-watch');
+    for (const id of [exact, sender]) expect((await statusOf(w, id)).status).to.equal('pending_confirmation');
     chains.xmrDaemon.height = XMR_VECTOR.block_height + 10;
     await run(w, 'funding-watch');
     expect((await statusOf(w, exact)).status).to.equal('pending');
-    expect((await statusOf(w, over)).status).to.equal('funding_mismatch');
-    // The sender's change output is proven by the same key: the check reads every output.
     expect((await statusOf(w, sender)).status).to.equal('pending');
-    expect((await statusOf(w, wrongKey)).status).to.equal('funding_mismatch');
+  });
+
+  it('funding_mismatch at 10 confirmations when the proven amount is one short of the tip', async () => {
+    expect(await fundedAtDepth({ amount: String(BigInt(paid) + 1n) })).to.equal('funding_mismatch');
+  });
+
+  it('funding_mismatch at 10 confirmations when the key proves nothing paid to the address', async () => {
+    expect(await fundedAtDepth({ funding_tx_key: `${'0'.repeat(62)}01`, amount: '1' })).to.equal('funding_mismatch');
   });
 
   it('the sweep: claimed once the recorded sweep transaction is 10 deep', async () => {

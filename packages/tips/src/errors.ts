@@ -25,5 +25,9 @@ export const tipErrors = defineErrors({
   tip_not_clawable: { status: 400, message: 'A draft is cancelled, not clawed back.' },
   tip_settled: { status: 400, message: 'The tip is settled; nothing can be clawed back.' },
   tip_not_claiming: { status: 400, message: 'The tip has not been claimed.' },
+  tip_not_claimer: { status: 400, message: 'Only a caller who claimed this tip may record its sweep.' },
+  tip_funding_taken: { status: 409, message: 'This funding output already backs another tip.' },
+  tip_unconfirmed_limit: { status: 409, message: 'Too many of your tips are waiting for their funding to confirm; wait until one confirms.' },
+  tip_chain_off: { status: 503, message: 'The tip’s chain is not configured on this server now, so whether its sweep confirmed cannot be checked; retry later.' },
   tip_public_not_found: { status: 404, message: 'No public tip with this id.' },
 });

@@ -2,6 +2,26 @@ import type { PluginMigration } from '@wallet/backend-core';
 import { TIP_ASSETS, TIP_STATUSES } from './tip.js';
 
 export const TIPS_TABLE = 'social_tips';
+/** Who made a successful claim call on which tip: only they may record its sweep. */
+export const TIP_CLAIMERS_TABLE = 'social_tip_claimers';
+
+/** The tip kept when several hold one funding output: the oldest, then the lowest id. */
+const olderFirst = (a: DuplicateRow, b: DuplicateRow) => String(a.created_at_text).localeCompare(String(b.created_at_text)) || a.id.localeCompare(b.id);
+
+interface DuplicateRow {
+  id: string;
+  asset: string;
+  status: string;
+  tip_address: string | null;
+  grin_commitment: string | null;
+  funding_txid: string;
+  created_at_text: unknown;
+}
+
+/** The funding output a tip's funding names: Grin's is its commitment alone, the others' the address paid by the txid. */
+export function fundingOutputKey(tip: { asset: string; tip_address: string | null; grin_commitment: string | null; funding_txid: string | null }): string {
+  return tip.asset === 'grin' ? `grin:${tip.grin_commitment}` : `${tip.asset}:${tip.tip_address}:${tip.funding_txid}`;
+}
 
 const quotedList = (values: readonly string[]) => values.map((value) => `'${value}'`).join(', ');
 
@@ -54,6 +74,67 @@ export const tipsMigrations: readonly PluginMigration[] = [
         t.check(`?? not in ('pending_confirmation', 'pending', 'funding_mismatch', 'claiming', 'claimed') or ?? is not null`, ['status', 'funding_txid'], 'social_tips_funded_has_txid');
       });
       for (const column of ['is_public', 'funding_txid', 'sweep_txid']) await dialect.writeOnce(trx, TIPS_TABLE, column);
+    },
+  },
+  {
+    // Issue 29 (4): confirm-sweep is for claimers only. Claims made before this migration left no
+    // row: such a claimer claims again (allowed while the tip is `claiming`) before recording.
+    id: '002_social_tip_claimers',
+    async up(trx) {
+      await trx.schema.createTable(TIP_CLAIMERS_TABLE, (t) => {
+        t.uuid('tip_id').notNullable().references('id').inTable(TIPS_TABLE).onDelete('CASCADE');
+        t.uuid('user_id').notNullable().references('id').inTable('users').onDelete('CASCADE');
+        t.timestamp('claimed_at', { useTz: true }).notNullable();
+        t.primary(['tip_id', 'user_id']);
+        t.index(['user_id']);
+      });
+    },
+  },
+  {
+    // Issue 29 (5): the workers read the tips least recently read first and stamp what they read,
+    // so a batch of tips the chain never confirms cannot hold the batch for ever. A tip enters
+    // the rotation at the back (stamped when it is created or funded).
+    id: '003_social_tips_checked_at',
+    async up(trx) {
+      await trx.schema.alterTable(TIPS_TABLE, (t) => {
+        t.timestamp('checked_at', { useTz: true }).nullable();
+      });
+      await trx(TIPS_TABLE).update({ checked_at: trx.ref('updated_at') });
+      await trx.schema.alterTable(TIPS_TABLE, (t) => {
+        t.index(['status', 'checked_at']);
+      });
+    },
+  },
+  {
+    // Issue 29 (6): one funding output backs one tip, decided by unique indexes so concurrent
+    // attach-funding calls cannot both win. A database may already hold duplicates: the oldest
+    // tip keeps the output; every later one is marked `funding_duplicate` (left out of the
+    // indexes) and, while nobody has claimed it, becomes `funding_mismatch` (its funding backs
+    // another tip: not claimable, the sender can claw it back). Claimed or settled duplicates
+    // keep their state: the chain has decided those.
+    id: '004_social_tips_one_tip_per_funding_output',
+    async up(trx, dialect) {
+      await trx.schema.alterTable(TIPS_TABLE, (t) => {
+        t.boolean('funding_duplicate').notNullable().defaultTo(false);
+      });
+      const rows = (await trx(TIPS_TABLE)
+        .select('id', 'asset', 'status', 'tip_address', 'grin_commitment', 'funding_txid', { created_at_text: 'created_at' })
+        .whereNotNull('funding_txid')) as DuplicateRow[];
+      for (const row of rows) row.created_at_text = row.created_at_text instanceof Date ? row.created_at_text.toISOString() : row.created_at_text;
+      const byOutput = new Map<string, DuplicateRow[]>();
+      for (const row of rows) byOutput.set(fundingOutputKey(row), [...(byOutput.get(fundingOutputKey(row)) ?? []), row]);
+      for (const holders of byOutput.values()) {
+        for (const later of holders.sort(olderFirst).slice(1)) {
+          const unclaimed = later.status === 'pending_confirmation' || later.status === 'pending';
+          await trx(TIPS_TABLE)
+            .where({ id: later.id })
+            .update({ funding_duplicate: dialect.bool(true), ...(unclaimed ? { status: 'funding_mismatch' } : {}) });
+        }
+      }
+      await trx.raw(
+        `CREATE UNIQUE INDEX social_tips_funding_output ON ${TIPS_TABLE} (asset, tip_address, funding_txid) WHERE funding_txid IS NOT NULL AND asset <> 'grin' AND NOT funding_duplicate`,
+      );
+      await trx.raw(`CREATE UNIQUE INDEX social_tips_grin_funding_output ON ${TIPS_TABLE} (grin_commitment) WHERE funding_txid IS NOT NULL AND asset = 'grin' AND NOT funding_duplicate`);
     },
   },
 ];

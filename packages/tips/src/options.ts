@@ -8,9 +8,17 @@ export interface TipsOptions {
   targeted?: boolean;
   /** TIP_SHARE_BASE: the share URL is this text followed by the tip id (e.g. `https://wallet.example/tip/`); https in production. */
   shareBase?: string;
+  /**
+   * How many of one sender's tips may wait for their funding to confirm (`pending_confirmation`)
+   * at once (default 25, 1 to 1000). Creating a tip costs no chain call, so without a cap one
+   * account could fill the funding worker's reads; past it, create and attach-funding answer
+   * 409 `tip_unconfirmed_limit` until one confirms, is cancelled or is clawed back.
+   */
+  maxUnconfirmedPerSender?: number;
 }
 
-export const TIPS_DEFAULTS = { enabled: false, targeted: false } as const;
+export const TIPS_DEFAULTS = { enabled: false, targeted: false, maxUnconfirmedPerSender: 25 } as const;
+export const MAX_UNCONFIRMED_BOUNDS = { min: 1, max: 1000 } as const;
 
 /** Draft and unconfirmed tips are cancelled after this long (spec › Limits). */
 export const STALE_TIP_MS = 7 * 24 * 3_600_000;
@@ -71,6 +79,10 @@ export function tipsOptionProblems(options: TipsOptions, settings: Readonly<Chai
   const { enabled, targeted } = options;
   if (enabled !== undefined && typeof enabled !== 'boolean') problems.push('enabled (FEATURE_TIPS) must be true or false');
   if (targeted !== undefined && typeof targeted !== 'boolean') problems.push('targeted (FEATURE_TARGETED_TIPS) must be true or false');
+  const cap = options.maxUnconfirmedPerSender;
+  if (cap !== undefined && (typeof cap !== 'number' || !Number.isInteger(cap) || cap < MAX_UNCONFIRMED_BOUNDS.min || cap > MAX_UNCONFIRMED_BOUNDS.max)) {
+    problems.push(`maxUnconfirmedPerSender must be a whole number from ${MAX_UNCONFIRMED_BOUNDS.min} to ${MAX_UNCONFIRMED_BOUNDS.max}`);
+  }
   if (targeted === true && enabled !== true) problems.push('targeted (FEATURE_TARGETED_TIPS) needs tips on (FEATURE_TIPS)');
   if (enabled === true) {
     if (addressChainsOn(settings).length === 0) problems.push('tips (FEATURE_TIPS) need at least one of btc, ltc, xmr or wow chain access configured');

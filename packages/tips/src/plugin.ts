@@ -41,6 +41,8 @@ export function tipsPlugin(options: TipsOptions = {}): WalletPlugin {
         targeted,
         assets,
         shareBase: options.shareBase ?? '',
+        chains: ctx.chains,
+        maxUnconfirmedPerSender: options.maxUnconfirmedPerSender ?? TIPS_DEFAULTS.maxUnconfirmedPerSender,
       });
       // Tips kept while tips were on are erased and exported whether or not they are on now.
       ctx.hooks.onUserErasure((trx, userId) => service.eraseUser(trx, userId));

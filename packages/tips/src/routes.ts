@@ -28,7 +28,10 @@ export function tipsRoutes(service: TipsService): AnyRoute[] {
       summary: 'Create a public or targeted tip (as a draft, or with its funding)',
       body: createTipRequest,
       response: createTipResponse,
-      statuses: { 400: 'Tips off, targeted tip while targeted tips are off, asset not enabled, invalid input, unknown recipient' },
+      statuses: {
+        400: 'Tips off, targeted tip while targeted tips are off, asset not enabled, invalid input, unknown recipient',
+        409: 'The funding output already backs another tip (`tip_funding_taken`), or too many of the sender’s tips await confirmation (`tip_unconfirmed_limit`)',
+      },
       handler: ({ body, auth }) => service.create(auth.userId, body),
     }),
     defineRoute({
@@ -66,7 +69,11 @@ export function tipsRoutes(service: TipsService): AnyRoute[] {
       params: tipIdParams,
       body: attachFundingRequest,
       response: createTipResponse,
-      statuses: { 400: 'Another txid already attached, not a draft, empty, oversized or malformed txid', 404: 'No such tip among the caller’s' },
+      statuses: {
+        400: 'Another txid already attached, not a draft, empty, oversized or malformed txid',
+        404: 'No such tip among the caller’s',
+        409: 'The funding output already backs another tip (`tip_funding_taken`), or too many of the sender’s tips await confirmation (`tip_unconfirmed_limit`)',
+      },
       handler: ({ params, body, auth }) => service.attachFunding(auth.userId, params.tip_id, body),
     }),
     defineRoute({
@@ -96,18 +103,21 @@ export function tipsRoutes(service: TipsService): AnyRoute[] {
       summary: 'The sender takes the tip back while no sweep has confirmed (→ clawed_back)',
       params: tipIdParams,
       response: clawbackTipResponse,
-      statuses: { 400: 'Unknown or not the caller’s, a draft (cancel it), or settled' },
+      statuses: {
+        400: 'Unknown or not the caller’s, a draft (cancel it), or settled (also when the claimer’s sweep is found confirmed on chain)',
+        503: 'A claimed tip’s chain could not be asked whether its sweep confirmed (the code names the upstream, or `tip_chain_off`); nothing changed',
+      },
       handler: ({ params, auth }) => service.clawback(auth.userId, params.tip_id),
     }),
     defineRoute({
       ...common,
       method: 'POST',
       path: '/tips/social/{tip_id}/confirm-sweep',
-      summary: 'Record the sweep txid of a claimed tip (the first recorded txid wins and is never overwritten)',
+      summary: 'Record the sweep txid of a tip the caller claimed (the first recorded txid wins and is never overwritten)',
       params: tipIdParams,
       body: confirmSweepRequest,
       response: confirmSweepResponse,
-      statuses: { 400: 'Unknown, never claimed, or an empty, oversized or malformed txid' },
+      statuses: { 400: 'Unknown, never claimed, not claimed by the caller (`tip_not_claimer`), or an empty, oversized or malformed txid' },
       handler: ({ params, body, auth }) => service.confirmSweep(auth.userId, params.tip_id, body.sweep_txid),
     }),
     defineRoute({

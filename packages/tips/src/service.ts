@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { isReceivingAddress, type ChainNetwork, type Clock, type Database, type Knex, type Logger, type PluginContext } from '@wallet/backend-core';
+import { isReceivingAddress, readTime, uniqueViolationOf, type ChainAccess, type ChainNetwork, type Clock, type Database, type Knex, type Logger, type PluginContext } from '@wallet/backend-core';
 import { tipErrors } from './errors.js';
-import { TIPS_TABLE } from './migrations.js';
+import { TIP_CLAIMERS_TABLE, TIPS_TABLE } from './migrations.js';
 import { AMOUNT_BOUNDS, STALE_TIP_MS, STUCK_CLAIMING_MS } from './options.js';
+import { sweepState } from './sweep.js';
 import {
   CLAIMABLE_STATUSES,
   CLAWABLE_STATUSES,
@@ -45,6 +46,18 @@ export interface TipsServiceOptions {
   /** The assets tips may be made in now (their chain access is on). */
   assets: () => readonly TipAsset[];
   shareBase: string;
+  /** The chains, for clawback's check that no sweep has confirmed. */
+  chains: ChainAccess;
+  /** At most this many of one sender's tips in `pending_confirmation` (TipsOptions.maxUnconfirmedPerSender). */
+  maxUnconfirmedPerSender: number;
+}
+
+/** A clawback re-reads a tip that changed state under it at most this often (each state change is a step forward). */
+const CLAWBACK_ATTEMPTS = 5;
+
+/** A unique index of the tips table refused the write: the only ones are the funding-output indexes. */
+function fundingTaken(err: unknown): Error {
+  return uniqueViolationOf(err)?.table === TIPS_TABLE ? tipErrors.create.tip_funding_taken({ cause: err }) : (err as Error);
 }
 
 /** A sent tip nobody can act on any more (erasure deletes these). */
@@ -84,7 +97,8 @@ export class TipsService {
     this.checkShape(input, targeted);
     const now = this.clock.now();
     const time = this.db.dialect.time(now);
-    return this.db.transaction(async (trx) => {
+    const work = this.db.transaction(async (trx) => {
+      if (!input.draft) await this.reserveUnconfirmed(trx, senderId);
       let recipientId: string | null = null;
       if (targeted) {
         recipientId = await this.options.users.idByUsername(input.recipient!, trx);
@@ -109,9 +123,14 @@ export class TipsService {
           funding_tx_key: input.funding_tx_key?.toLowerCase() ?? null,
           created_at: time,
           updated_at: time,
+          // Enters the funding worker's rotation at the back.
+          checked_at: time,
         })
         .returning('*')) as StoredTip[];
       return this.created(row!);
+    });
+    return work.catch((err: unknown) => {
+      throw fundingTaken(err);
     });
   }
 
@@ -125,22 +144,32 @@ export class TipsService {
     return { tips: rows.map((row) => toSentTip(row, (id) => this.shareUrl(id))) };
   }
 
-  /** draft → pending_confirmation with the funding txid, by the sender; the same txid again is answered as is. */
+  /**
+   * draft → pending_confirmation with the funding txid, by the sender; the same txid again is
+   * answered as is. A funding output already backing another tip is 409 `tip_funding_taken`
+   * (a unique index decides, so of concurrent callers one wins); past the sender's cap on
+   * unconfirmed tips, 409 `tip_unconfirmed_limit`.
+   */
   async attachFunding(senderId: string, tipId: string, funding: Funding) {
     this.requireOn();
     const own = await this.ownTip(senderId, tipId);
     this.checkFunding(own.asset, funding);
     const txid = funding.funding_txid.toLowerCase();
-    const row = await this.db.transitionOne<StoredTip>(
-      TIPS_TABLE,
-      (qb) => qb.where({ id: own.id, sender_user_id: senderId, status: TIP_STATUS.draft }).whereNull('funding_txid'),
-      {
-        status: TIP_STATUS.pendingConfirmation,
-        funding_txid: txid,
-        funding_tx_key: funding.funding_tx_key?.toLowerCase() ?? null,
-        updated_at: this.db.dialect.time(this.clock.now()),
-      },
-    );
+    const time = this.db.dialect.time(this.clock.now());
+    const work = this.db.transaction(async (trx) => {
+      const current = await this.ownTip(senderId, tipId, trx);
+      if (current.status !== TIP_STATUS.draft) return null;
+      await this.reserveUnconfirmed(trx, senderId);
+      return this.db.transitionOne<StoredTip>(
+        TIPS_TABLE,
+        (qb) => qb.where({ id: own.id, sender_user_id: senderId, status: TIP_STATUS.draft }).whereNull('funding_txid'),
+        { status: TIP_STATUS.pendingConfirmation, funding_txid: txid, funding_tx_key: funding.funding_tx_key?.toLowerCase() ?? null, updated_at: time, checked_at: time },
+        trx,
+      );
+    });
+    const row = await work.catch((err: unknown) => {
+      throw fundingTaken(err);
+    });
     if (row !== null) return this.created(row);
     const current = await this.ownTip(senderId, tipId);
     if (current.funding_txid === txid) return this.created(current);
@@ -166,38 +195,71 @@ export class TipsService {
    */
   async claim(userId: string, tipId: string) {
     this.requireOn();
-    const row = await this.db.transitionOne<StoredTip>(
-      TIPS_TABLE,
-      (qb) => this.mayClaim(qb.where({ id: tipId.toLowerCase() }).whereIn('status', CLAIMABLE_STATUSES), userId),
-      { status: TIP_STATUS.claiming, updated_at: this.db.dialect.time(this.clock.now()) },
-    );
+    const time = this.db.dialect.time(this.clock.now());
+    const row = await this.db.transaction(async (trx) => {
+      const claimed = await this.db.transitionOne<StoredTip>(
+        TIPS_TABLE,
+        (qb) => this.mayClaim(qb.where({ id: tipId.toLowerCase() }).whereIn('status', CLAIMABLE_STATUSES), userId),
+        { status: TIP_STATUS.claiming, updated_at: time },
+        trx,
+      );
+      // Who claimed is what lets them record the sweep; a repeated claim keeps the first time.
+      if (claimed !== null) await trx(TIP_CLAIMERS_TABLE).insert({ tip_id: claimed.id, user_id: userId, claimed_at: time }).onConflict(['tip_id', 'user_id']).ignore();
+      return claimed;
+    });
     if (row !== null) return toClaimedTip(row);
     const current = await this.visibleTo(userId, tipId);
     throw this.unclaimableBecause(current);
   }
 
-  /** Any clawable state → clawed_back, by the sender, while no sweep has confirmed. */
+  /**
+   * Any clawable state → clawed_back, by the sender, while no sweep has confirmed (spec rule 4).
+   * A claimed tip's sweep is checked on its chain first, and the transition is conditional on
+   * the state that was checked (status and recorded sweep), so a claim or a recorded sweep that
+   * lands meanwhile sends the clawback round again. A sweep found confirmed settles the tip
+   * (`claimed`) and the clawback is refused; a chain that cannot be asked refuses it with a 503
+   * naming the upstream (never a transition on a guess). What slips through — a sweep that
+   * confirms after the check — the reconciler settles from the recorded txid.
+   */
   async clawback(senderId: string, tipId: string) {
     this.requireOn();
-    const now = this.db.dialect.time(this.clock.now());
-    const row = await this.db.transitionOne<StoredTip>(
-      TIPS_TABLE,
-      (qb) => qb.where({ id: tipId.toLowerCase(), sender_user_id: senderId }).whereIn('status', CLAWABLE_STATUSES),
-      { status: TIP_STATUS.clawedBack, updated_at: now, settled_at: now },
-    );
-    if (row !== null) {
-      return { tip_id: row.id, asset: row.asset, amount: row.amount, status: row.status, tip_address: row.tip_address, grin_commitment: row.grin_commitment, funding_txid: row.funding_txid };
+    const id = tipId.toLowerCase();
+    for (let attempt = 0; attempt < CLAWBACK_ATTEMPTS; attempt++) {
+      const current = (await this.db.knex(TIPS_TABLE).where({ id, sender_user_id: senderId }).first()) as StoredTip | undefined;
+      if (current === undefined) throw tipErrors.create.tip_unknown();
+      if (current.status === TIP_STATUS.draft) throw tipErrors.create.tip_not_clawable();
+      if (!CLAWABLE_STATUSES.includes(current.status)) throw tipErrors.create.tip_settled();
+      if (current.status === TIP_STATUS.claiming) {
+        const state = await sweepState(this.options.chains, current, 'any');
+        if (state === 'chain_off') throw tipErrors.create.tip_chain_off();
+        if (state === 'confirmed') {
+          const now = this.db.dialect.time(this.clock.now());
+          await this.db.transitionOne(TIPS_TABLE, (qb) => qb.where({ id, status: TIP_STATUS.claiming }), { status: TIP_STATUS.claimed, updated_at: now, settled_at: now });
+          throw tipErrors.create.tip_settled();
+        }
+      }
+      const now = this.db.dialect.time(this.clock.now());
+      const row = await this.db.transitionOne<StoredTip>(
+        TIPS_TABLE,
+        (qb) => {
+          qb.where({ id, sender_user_id: senderId, status: current.status });
+          return current.sweep_txid === null ? qb.whereNull('sweep_txid') : qb.where({ sweep_txid: current.sweep_txid });
+        },
+        { status: TIP_STATUS.clawedBack, updated_at: now, settled_at: now },
+      );
+      if (row !== null) {
+        return { tip_id: row.id, asset: row.asset, amount: row.amount, status: row.status, tip_address: row.tip_address, grin_commitment: row.grin_commitment, funding_txid: row.funding_txid };
+      }
     }
-    const current = (await this.db.knex(TIPS_TABLE).where({ id: tipId.toLowerCase(), sender_user_id: senderId }).first()) as StoredTip | undefined;
-    if (current === undefined) throw tipErrors.create.tip_unknown();
-    if (current.status === TIP_STATUS.draft) throw tipErrors.create.tip_not_clawable();
-    throw tipErrors.create.tip_settled();
+    throw new Error(`tip ${id} changed state under ${CLAWBACK_ATTEMPTS} clawback attempts`);
   }
 
   /**
    * Records the first sweep txid of a claimed tip and never another (first recorder wins; the
-   * database refuses an overwrite too). Idempotent: every caller is told the recorded txid and
-   * whether it is theirs. The tip stays `claiming`; the reconciler settles it from the chain.
+   * database refuses an overwrite too). Only a caller who claimed the tip may record (spec: the
+   * first recorded CLAIMER sweep txid); anyone else is 400 `tip_not_claimer` (or
+   * `tip_not_claiming` while nobody has claimed). Idempotent for claimers: each is told the
+   * recorded txid and whether it is theirs. The tip stays `claiming`; the reconciler settles it.
    */
   async confirmSweep(userId: string, tipId: string, sweepTxid: string) {
     this.requireOn();
@@ -206,9 +268,15 @@ export class TipsService {
     const tip = await this.visibleTo(userId, tipId);
     if (tip === null) throw tipErrors.create.tip_unknown();
     if (txid.length !== TXID_LENGTH[tip.asset]) throw tipErrors.create.tip_invalid({ message: `sweep_txid must be ${TXID_LENGTH[tip.asset]} hex characters for ${tip.asset}` });
+    // A claimer row is never removed while its user exists, so this read decides nothing the update below does not check again.
+    const claimer = this.db.knex(TIP_CLAIMERS_TABLE).select('tip_id').where({ tip_id: tip.id, user_id: userId });
+    if ((await claimer.clone().first()) === undefined) {
+      if (tip.status === TIP_STATUS.claiming) throw tipErrors.create.tip_not_claimer();
+      throw tip.status === TIP_STATUS.pending ? tipErrors.create.tip_not_claiming() : this.unclaimableBecause(tip);
+    }
     const row = await this.db.transitionOne<StoredTip>(
       TIPS_TABLE,
-      (qb) => this.mayClaim(qb.where({ id: tip.id, status: TIP_STATUS.claiming }).whereNull('sweep_txid'), userId),
+      (qb) => this.mayClaim(qb.where({ id: tip.id, status: TIP_STATUS.claiming }).whereNull('sweep_txid').whereExists(claimer), userId),
       { sweep_txid: txid, updated_at: this.db.dialect.time(this.clock.now()) },
     );
     const current = row ?? (await this.visibleTo(userId, tipId));
@@ -269,19 +337,35 @@ export class TipsService {
    */
   async eraseUser(trx: Knex.Transaction, userId: string): Promise<void> {
     const now = this.db.dialect.time(this.clock.now());
+    // Their claims go, and so do every claim on the tips deleted below (the foreign keys cascade too; this does not rely on them).
+    await trx(TIP_CLAIMERS_TABLE).where({ user_id: userId }).delete();
+    await trx(TIP_CLAIMERS_TABLE).whereIn('tip_id', trx(TIPS_TABLE).select('id').where({ sender_user_id: userId }).whereIn('status', OVER_STATUSES)).delete();
     await trx(TIPS_TABLE).where({ sender_user_id: userId }).whereIn('status', OVER_STATUSES).delete();
     await trx(TIPS_TABLE).where({ sender_user_id: userId }).update({ sender_user_id: null, updated_at: now });
     await trx(TIPS_TABLE).where({ recipient_user_id: userId }).update({ recipient_erased: this.db.dialect.bool(true), recipient_user_id: null, updated_at: now });
   }
 
-  /** The user's tips for a data export: sent and received, without ciphertexts, secret hashes or funding keys. */
+  /** The user's tips for a data export: sent, received and claimed, without ciphertexts, secret hashes or funding keys. */
   async exportFor(userId: string): Promise<Record<string, unknown>> {
     const sent = (await this.db.knex(TIPS_TABLE).where({ sender_user_id: userId }).orderBy('created_at')) as StoredTip[];
     const received = (await this.db.knex(TIPS_TABLE).where({ recipient_user_id: userId }).orderBy('created_at')) as StoredTip[];
+    const claims = (await this.db.knex(TIP_CLAIMERS_TABLE).select('tip_id', 'claimed_at').where({ user_id: userId }).orderBy(['claimed_at', 'tip_id'])) as Array<{ tip_id: string; claimed_at: unknown }>;
     return {
       sent: sent.map((row) => toSentTip(row, (id) => this.shareUrl(id))),
       received: received.map(toInboxTip),
+      claimed: claims.map((claim) => ({ tip_id: claim.tip_id, claimed_at: readTime(claim.claimed_at).toISOString() })),
     };
+  }
+
+  /**
+   * Under the sender's row lock, refuses a new unconfirmed tip past the cap: concurrent creates
+   * by one sender queue on the lock, so the count each sees includes the others' (SQLite has one
+   * writer, which serialises them already).
+   */
+  private async reserveUnconfirmed(trx: Knex.Transaction, senderId: string): Promise<void> {
+    await this.options.users.lock(trx, senderId);
+    const counted = (await trx(TIPS_TABLE).count({ count: '*' }).where({ sender_user_id: senderId, status: TIP_STATUS.pendingConfirmation }).first()) as { count: number | string };
+    if (Number(counted.count) >= this.options.maxUnconfirmedPerSender) throw tipErrors.create.tip_unconfirmed_limit();
   }
 
   private requireOn(): void {
@@ -328,8 +412,8 @@ export class TipsService {
   }
 
   /** The sender's own tip, or 404 whether it exists or not. */
-  private async ownTip(senderId: string, tipId: string): Promise<StoredTip> {
-    const row = (await this.db.knex(TIPS_TABLE).where({ id: tipId.toLowerCase(), sender_user_id: senderId }).first()) as StoredTip | undefined;
+  private async ownTip(senderId: string, tipId: string, executor: Knex = this.db.knex): Promise<StoredTip> {
+    const row = (await executor(TIPS_TABLE).where({ id: tipId.toLowerCase(), sender_user_id: senderId }).first()) as StoredTip | undefined;
     if (row === undefined) throw tipErrors.create.tip_not_found();
     return row;
   }

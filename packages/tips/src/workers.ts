@@ -1,10 +1,13 @@
 import type { ChainAccess, Clock, Database, Logger } from '@wallet/backend-core';
 import { TIPS_TABLE } from './migrations.js';
 import { CONFIRMATIONS } from './options.js';
+import { sweepState } from './sweep.js';
 import { TIP_STATUS, type StoredTip, type TipAsset, type TipStatus } from './tip.js';
 
-/** Tips looked at per asset in one run: the rest wait for the next run, oldest first. */
+/** Tips looked at in one run: the rest wait for the next run, least recently read first. */
 export const WORKER_BATCH = 100;
+/** A clawed-back tip with a recorded claimer sweep is watched this long after the clawback (a sweep may sit in a mempool for days). */
+export const CLAWBACK_WATCH_MS = 7 * 24 * 3_600_000;
 /** A claimed Grin tip is watched for a reorg this long after it settled. */
 export const REORG_WATCH_MS = 24 * 3_600_000;
 
@@ -38,57 +41,56 @@ export class TipWorkers {
    * UTXO set at depth 10; its amount is hidden and accepted with a warning.
    */
   async confirmFunding(logger: Logger): Promise<RunReport> {
-    return this.run(TIP_STATUS.pendingConfirmation, logger, async (tip) => {
-      if (tip.asset === 'btc' || tip.asset === 'ltc') {
-        const reader = this.chains.utxo(tip.asset);
-        if (reader === null || tip.tip_address === null || tip.funding_txid === null) return null;
-        const receipt = await reader.received(tip.funding_txid, tip.tip_address);
-        if (receipt === null || receipt.confirmations < CONFIRMATIONS[tip.asset]) return null;
-        return receipt.received >= BigInt(tip.amount) ? { to: TIP_STATUS.pending, funded: true } : { to: TIP_STATUS.fundingMismatch };
-      }
-      if (tip.asset === 'grin') {
-        const reader = this.chains.grin();
-        if (reader === null || tip.grin_commitment === null) return null;
-        const output = await reader.unspentOutput(tip.grin_commitment);
-        if (output === null || output.confirmations < CONFIRMATIONS.grin) return null;
-        logger.warn('grin tip funded: the amount is hidden in the commitment and accepted as stated', { tip_id: tip.id });
-        return { to: TIP_STATUS.pending, funded: true };
-      }
-      const reader = this.chains.cryptonote(tip.asset);
-      if (reader === null || tip.tip_address === null || tip.funding_txid === null || tip.funding_tx_key === null) return null;
-      const receipt = await reader.receivedWithTxKey(tip.funding_txid, tip.funding_tx_key, tip.tip_address);
+    return this.run(
+      TIP_STATUS.pendingConfirmation,
+      logger,
+      (tip) => this.fundingVerdict(tip, logger),
+      // A tip marked as a duplicate of another's funding output is never funded from it.
+      (qb) => qb.where({ funding_duplicate: this.db.dialect.bool(false) }),
+    );
+  }
+
+  private async fundingVerdict(tip: StoredTip, logger: Logger): Promise<Verdict> {
+    if (tip.asset === 'btc' || tip.asset === 'ltc') {
+      const reader = this.chains.utxo(tip.asset);
+      if (reader === null || tip.tip_address === null || tip.funding_txid === null) return null;
+      const receipt = await reader.received(tip.funding_txid, tip.tip_address);
       if (receipt === null || receipt.confirmations < CONFIRMATIONS[tip.asset]) return null;
       return receipt.received >= BigInt(tip.amount) ? { to: TIP_STATUS.pending, funded: true } : { to: TIP_STATUS.fundingMismatch };
-    });
+    }
+    if (tip.asset === 'grin') {
+      const reader = this.chains.grin();
+      if (reader === null || tip.grin_commitment === null) return null;
+      const output = await reader.unspentOutput(tip.grin_commitment);
+      if (output === null || output.confirmations < CONFIRMATIONS.grin) return null;
+      logger.warn('grin tip funded: the amount is hidden in the commitment and accepted as stated', { tip_id: tip.id });
+      return { to: TIP_STATUS.pending, funded: true };
+    }
+    const reader = this.chains.cryptonote(tip.asset);
+    if (reader === null || tip.tip_address === null || tip.funding_txid === null || tip.funding_tx_key === null) return null;
+    const receipt = await reader.receivedWithTxKey(tip.funding_txid, tip.funding_tx_key, tip.tip_address);
+    if (receipt === null || receipt.confirmations < CONFIRMATIONS[tip.asset]) return null;
+    return receipt.received >= BigInt(tip.amount) ? { to: TIP_STATUS.pending, funded: true } : { to: TIP_STATUS.fundingMismatch };
   }
 
   /**
-   * `claiming` → `claimed` once a sweep is confirmed at depth, whoever recorded a txid: BTC/LTC,
-   * any transaction spending the tip's funding outputs; Grin, the commitment gone from the UTXO
-   * set AND the recorded sweep kernel at depth 10; XMR/WOW, the recorded sweep transaction at
-   * depth (without the spend key no server can see which transaction spent an output).
+   * `claiming` → `claimed` once a sweep is confirmed at depth (`sweepState` with any evidence on
+   * BTC/LTC). Then the clawed-back tips still watched: a tip clawed back in the window between
+   * the clawback's chain check and a claimer's sweep confirming (or while the reconciler had not
+   * run yet) goes to `claimed` once the sweep a claimer RECORDED confirms, so its final status
+   * agrees with the chain; the sender's own sweep (another txid) leaves it clawed back. Watched
+   * for CLAWBACK_WATCH_MS after the clawback, and only with a recorded sweep.
    */
   async reconcileSweeps(logger: Logger): Promise<RunReport> {
-    return this.run(TIP_STATUS.claiming, logger, async (tip) => {
-      if (tip.asset === 'btc' || tip.asset === 'ltc') {
-        const reader = this.chains.utxo(tip.asset);
-        if (reader === null || tip.tip_address === null || tip.funding_txid === null) return null;
-        const spend = await reader.spent(tip.funding_txid, tip.tip_address);
-        return spend !== null && spend.confirmations >= CONFIRMATIONS[tip.asset] ? { to: TIP_STATUS.claimed, settled: true } : null;
-      }
-      if (tip.asset === 'grin') {
-        const reader = this.chains.grin();
-        if (reader === null || tip.grin_commitment === null || tip.sweep_txid === null) return null;
-        if ((await reader.unspentOutput(tip.grin_commitment)) !== null) return null;
-        const kernel = await reader.kernel(tip.sweep_txid);
-        return kernel !== null && kernel.confirmations >= CONFIRMATIONS.grin ? { to: TIP_STATUS.claimed, settled: true } : null;
-      }
-      // xmr/wow: a spend is only visible with the spend key; the recorded sweep at depth is the evidence.
-      const reader = this.chains.cryptonote(tip.asset);
-      if (reader === null || tip.sweep_txid === null) return null;
-      const confirmations = await reader.confirmations(tip.sweep_txid);
-      return (confirmations ?? 0) >= CONFIRMATIONS[tip.asset] ? { to: TIP_STATUS.claimed, settled: true } : null;
-    });
+    const claiming = await this.run(TIP_STATUS.claiming, logger, async (tip) => ((await sweepState(this.chains, tip, 'any')) === 'confirmed' ? { to: TIP_STATUS.claimed, settled: true } : null));
+    const since = this.db.dialect.time(new Date(this.clock.now().getTime() - CLAWBACK_WATCH_MS));
+    const clawedBack = await this.run(
+      TIP_STATUS.clawedBack,
+      logger,
+      async (tip) => ((await sweepState(this.chains, tip, 'recorded')) === 'confirmed' ? { to: TIP_STATUS.claimed, settled: true } : null),
+      (qb) => qb.whereNotNull('sweep_txid').where('settled_at', '>=', since),
+    );
+    return { moved: claiming.moved + clawedBack.moved, failed: claiming.failed + clawedBack.failed };
   }
 
   /**
@@ -119,7 +121,23 @@ export class TipWorkers {
     const report: RunReport = { moved: 0, failed: 0 };
     const query = this.db.knex(TIPS_TABLE).where({ status: from });
     narrow(query);
-    const tips = (await query.orderBy([{ column: 'updated_at' }, { column: 'id' }]).limit(WORKER_BATCH)) as StoredTip[];
+    // Least recently read first, and every tip read is stamped: a tip the chain never confirms
+    // goes to the back, so each waiting tip is read within ceil(waiting / WORKER_BATCH) runs
+    // whatever else waits (never-read rows, written before the stamp existed, come first).
+    // (Spelled out: knex's `nulls: 'first'` on SQLite orders by the null test alone.)
+    const tips = (await query
+      .orderByRaw('?? is not null', ['checked_at'])
+      .orderBy([{ column: 'checked_at' }, { column: 'id' }])
+      .limit(WORKER_BATCH)) as StoredTip[];
+    if (tips.length > 0) {
+      await this.db
+        .knex(TIPS_TABLE)
+        .whereIn(
+          'id',
+          tips.map((tip) => tip.id),
+        )
+        .update({ checked_at: this.db.dialect.time(this.clock.now()) });
+    }
     for (const tip of tips) {
       let verdict: Verdict;
       try {
