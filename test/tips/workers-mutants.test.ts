@@ -226,6 +226,40 @@ eachDialect('tips workers, read directly: guards, reports and timestamps', (dial
     expect(w.t.logger.lines.filter((line) => line.msg === 'tip moved by the chain' && line.tip_id === tip.id)).to.deep.equal([]);
   });
 
+  it('clawed-back watch: a tip clawed back up to 7 days ago (inclusive) with a recorded sweep that confirmed is claimed; an older one, or one without a recorded sweep, is not read', async () => {
+    const t = tipsOf(w);
+    const at = (iso: string, fields: Record<string, unknown> = {}) => t.insert('xmr', 'clawed_back', { sweep_txid: txidOf('xmr'), settled_at: t.time(iso), ...fields });
+    const recent = await at('2026-03-01T11:00:00.000Z'); // 1 h
+    const week = await at('2026-02-22T12:00:00.000Z'); // exactly 7 days
+    const older = await at('2026-02-22T11:59:59.999Z'); // 7 days + 1 ms
+    const unrecorded = await at('2026-03-01T11:00:00.000Z', { sweep_txid: null });
+    const { chains: access, calls } = stubChains({ confirmations: () => 10 });
+    expect(await workersWith(access).reconcileSweeps(w.t.logger)).to.deep.equal({ moved: 2, failed: 0 });
+    for (const row of [recent, week]) {
+      const stored = await t.row(row.id);
+      expect([stored.status, t.iso(stored.settled_at), t.iso(stored.updated_at)]).to.deep.equal(['claimed', NOW, NOW]);
+    }
+    expect(await t.statusOf(older.id)).to.equal('clawed_back');
+    expect(await t.statusOf(unrecorded.id)).to.equal('clawed_back');
+    expect(calls.map((call) => call[1]).sort()).to.deep.equal([recent.sweep_txid, week.sweep_txid].sort());
+  });
+
+  it('clawed-back watch on BTC/LTC: only a spend whose txid is the recorded one counts, and only at the asset’s depth', async () => {
+    const t = tipsOf(w);
+    const recorded = txidOf('btc');
+    const theirs = await t.insert('btc', 'clawed_back', { sweep_txid: recorded, settled_at: t.time(NOW) });
+    const senders = await t.insert('ltc', 'clawed_back', { sweep_txid: txidOf('ltc'), settled_at: t.time(NOW) });
+    const shallow = await t.insert('ltc', 'clawed_back', { sweep_txid: recorded, settled_at: t.time(NOW) });
+    const spends = new Map<string, { txid: string; confirmations: number }>([
+      [theirs.funding_txid as string, { txid: recorded.toUpperCase(), confirmations: 2 }],
+      [senders.funding_txid as string, { txid: txidOf('ltc'), confirmations: 100 }],
+      [shallow.funding_txid as string, { txid: recorded, confirmations: 5 }],
+    ]);
+    const { chains: access } = stubChains({ spent: (txid) => spends.get(txid) ?? null });
+    expect(await workersWith(access).reconcileSweeps(w.t.logger)).to.deep.equal({ moved: 1, failed: 0 });
+    expect([await t.statusOf(theirs.id), await t.statusOf(senders.id), await t.statusOf(shallow.id)]).to.deep.equal(['claimed', 'clawed_back', 'clawed_back']);
+  });
+
   it('grin reorg check: a tip settled up to 24 hours ago (inclusive) goes back to claiming, an older one does not', async () => {
     const t = tipsOf(w);
     const at = (iso: string) => t.insert('grin', 'claimed', { sweep_txid: txidOf('grin'), settled_at: t.time(iso) });
