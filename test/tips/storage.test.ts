@@ -269,6 +269,35 @@ eachDialect('tips: storage rules', (dialect) => {
     });
   });
 
+  describe('one funding output, one tip (unique indexes, migration 004)', () => {
+    const expectUniqueViolation = (err: unknown) => {
+      const e = err as ConstraintError;
+      expect(e.code, e.message).to.equal(dialect === 'postgres' ? '23505' : 'SQLITE_CONSTRAINT_UNIQUE');
+    };
+
+    it('a second row on the same address and txid is refused whatever its status or sender; a row marked funding_duplicate, another address or another asset is not', async () => {
+      const address = tipAddress('btc');
+      await insert(publicRow({ status: 'clawed_back', tip_address: address, funding_txid: FUNDING_TXID }));
+      for (const status of ['pending_confirmation', 'pending', 'cancelled', 'claimed']) {
+        const before = await count();
+        expectUniqueViolation(await rejectionOf(insert(targetedRow({ status, tip_address: address, funding_txid: FUNDING_TXID }))));
+        expect(await count(), status).to.equal(before);
+      }
+      await insert(publicRow({ status: 'funding_mismatch', tip_address: address, funding_txid: FUNDING_TXID, funding_duplicate: bool(true) }));
+      await insert(publicRow({ status: 'pending', funding_txid: FUNDING_TXID }));
+      await insert(publicRow({ status: 'pending', asset: 'ltc', tip_address: address, funding_txid: FUNDING_TXID }));
+    });
+
+    it('grin: the commitment once funded, whatever kernel; drafts (no txid) share a commitment', async () => {
+      const grin = (fields: Row) => publicRow({ asset: 'grin', tip_address: null, grin_commitment: COMMITMENT, ...fields });
+      await insert(grin({ status: 'draft' }));
+      await insert(grin({ status: 'draft' }));
+      await insert(grin({ status: 'pending', funding_txid: `08${FUNDING_TXID}` }));
+      expectUniqueViolation(await rejectionOf(insert(grin({ status: 'pending', funding_txid: `08${FUNDING_TXID_2}` }))));
+      await insert(grin({ status: 'funding_mismatch', funding_txid: `08${FUNDING_TXID_2}`, funding_duplicate: bool(true) }));
+    });
+  });
+
   describe('deleting users (the foreign keys are the backstop of the erasure hook)', () => {
     it('a plain DELETE of the RECIPIENT of a targeted tip is refused: SET NULL would leave a targeted tip with neither recipient nor erasure mark', async () => {
       const tgt = targetedRow();
