@@ -195,3 +195,26 @@ eachDialect('erasure: a login racing the confirmation', (dialect) => {
     expect((await t.client.get(`${API}/auth/me`, { token: login.body.access_token })).status).to.equal(401);
   });
 });
+
+eachDialect('erasure: the freeze costs a refresh nothing while erasure is off', (dialect) => {
+  for (const enabled of [false, true]) {
+    it(`erasure ${enabled ? 'on: the refresh runs the guard in a transaction with the rotation' : 'off: no guard, the refresh is the rotation alone'}`, async () => {
+      const t = await createTestBackend(dialect, { plugins: [erasurePlugin({ enabled })] });
+      try {
+        const a = await account(t);
+        const seen: string[] = [];
+        const record = (query: { sql: string }) => seen.push(query.sql.trim().split(/\s+/)[0]!.toLowerCase().replace(/;$/, ''));
+        t.backend.db.knex.on('query', record);
+        const res = await t.client.post(`${API}/auth/refresh`, { refresh_token: a.tokens.refresh_token });
+        t.backend.db.knex.off('query', record);
+        expect(res.status, res.text).to.equal(200);
+        // Postgres rotates in one statement (a data-modifying WITH); SQLite in its own transaction of two.
+        const rotation = dialect === 'postgres' ? ['with'] : ['begin', 'update', 'insert', 'commit'];
+        const guarded = dialect === 'postgres' ? ['begin', 'select', 'select', 'with', 'commit'] : ['begin', 'select', 'select', 'update', 'insert', 'commit'];
+        expect(seen).to.deep.equal(enabled ? guarded : rotation);
+      } finally {
+        await t.close();
+      }
+    });
+  }
+});

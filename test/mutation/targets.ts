@@ -21,7 +21,7 @@ const OPENAPI_SPECS = ['test/core/http/openapi-snapshot.test.ts'];
  * whose BootError class is another module copy inside the mutation sandbox, so its instanceof
  * check fails the initial run) and oracle.test.ts (timing runs, minutes under Stryker).
  */
-const ERASURE_SPECS = ['export-plugins', 'export', 'flow', 'integrity', 'refusals', 'request-race', 'service-mutants', 'sweeper'].map((name) => `test/erasure/${name}.test.ts`);
+const ERASURE_SPECS = ['audit-tail', 'export-plugins', 'export', 'flow', 'freeze', 'integrity', 'refusals', 'request-race', 'service-mutants', 'sweeper'].map((name) => `test/erasure/${name}.test.ts`);
 
 export const TARGETS: readonly Target[] = [
   // A file named before its folder's glob takes these specs instead (the first match wins).
@@ -33,7 +33,8 @@ export const TARGETS: readonly Target[] = [
   { mutate: 'packages/core/src/identity/routes.ts', spec: [...IDENTITY_SPECS, ...OPENAPI_SPECS] },
   { mutate: 'packages/core/src/identity/schemas.ts', spec: [...IDENTITY_SPECS, ...OPENAPI_SPECS] },
   { mutate: 'packages/core/src/storage/conditional.ts', spec: ['test/core/storage/primitives.test.ts', 'test/core/storage/consume-*.test.ts', 'test/core/challenges/*.test.ts'] },
-  { mutate: 'packages/core/src/auth/*.ts', spec: [...SESSION_SPECS, ...SIGNED_ACTION_SPECS, ...IDENTITY_SPECS] },
+  // freeze: the session guards (erasure's freeze) on every login path and refresh.
+  { mutate: 'packages/core/src/auth/*.ts', spec: [...SESSION_SPECS, ...SIGNED_ACTION_SPECS, ...IDENTITY_SPECS, 'test/erasure/freeze.test.ts'] },
   { mutate: 'packages/core/src/crypto/*.ts', spec: ['test/core/crypto/*.test.ts', ...SIGNED_ACTION_SPECS, ...IDENTITY_SPECS] },
   // The login services decide which account a key resolves to: the key-proof specs of the directory reach them too (issue 29 item 11).
   { mutate: 'packages/core/src/identity/*-service.ts', spec: [...IDENTITY_SPECS, ...SESSION_SPECS, 'test/core/directory/key-proofs.test.ts'] },
