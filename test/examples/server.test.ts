@@ -70,7 +70,12 @@ eachDialect('reference server', (dialect) => {
       'tips: tips (FEATURE_TIPS) need at least one of btc, ltc, xmr or wow chain access configured',
       'tips: shareBase (TIP_SHARE_BASE) is required when tips are on',
     ]);
-    client = await start({ FEATURE_TIPS: 'true', FEATURE_TARGETED_TIPS: 'true', TIP_SHARE_BASE: 'https://wallet.example/tip/', LTC_ESPLORA_URL: 'http://127.0.0.1:9/' });
+    const capRefused = await start({ FEATURE_TIPS: 'true', TIP_SHARE_BASE: 'https://wallet.example/tip/', LTC_ESPLORA_URL: 'http://127.0.0.1:9/', TIP_MAX_UNCONFIRMED_PER_SENDER: '0' }).then(
+      () => expect.fail('booted'),
+      (err: unknown) => err as BootError,
+    );
+    expect(capRefused.problems).to.deep.equal(['tips: maxUnconfirmedPerSender (TIP_MAX_UNCONFIRMED_PER_SENDER) must be a whole number from 1 to 1000']);
+    client = await start({ FEATURE_TIPS: 'true', FEATURE_TARGETED_TIPS: 'true', TIP_SHARE_BASE: 'https://wallet.example/tip/', LTC_ESPLORA_URL: 'http://127.0.0.1:9/', TIP_MAX_UNCONFIRMED_PER_SENDER: '3' });
     expect((await client.get('/api/v1/capabilities')).body).to.include({ tips: true, targeted_tips: true });
     expect((await client.get('/api/v1/capabilities')).body.tip_assets).to.deep.equal(['ltc']);
   });

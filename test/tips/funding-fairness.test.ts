@@ -150,7 +150,7 @@ describe('tips options: maxUnconfirmedPerSender', () => {
     expect(TIPS_DEFAULTS.maxUnconfirmedPerSender).to.equal(25);
     for (const ok of [1, 25, 1000]) expect(tipsOptionProblems({ ...base, maxUnconfirmedPerSender: ok }, settings), String(ok)).to.deep.equal([]);
     for (const bad of [0, -1, 1.5, 1001, Number.NaN, '5' as unknown as number]) {
-      expect(tipsOptionProblems({ ...base, maxUnconfirmedPerSender: bad }, settings), String(bad)).to.deep.equal(['maxUnconfirmedPerSender must be a whole number from 1 to 1000']);
+      expect(tipsOptionProblems({ ...base, maxUnconfirmedPerSender: bad }, settings), String(bad)).to.deep.equal(['maxUnconfirmedPerSender (TIP_MAX_UNCONFIRMED_PER_SENDER) must be a whole number from 1 to 1000']);
     }
   });
 });

@@ -109,6 +109,7 @@ export function pluginsFromEnv(env: Env): WalletPlugin[] {
       enabled: optionFromEnv(env, 'FEATURE_TIPS', 'bool'),
       targeted: optionFromEnv(env, 'FEATURE_TARGETED_TIPS', 'bool'),
       shareBase: optionFromEnv(env, 'TIP_SHARE_BASE', 'string'),
+      maxUnconfirmedPerSender: optionFromEnv(env, 'TIP_MAX_UNCONFIRMED_PER_SENDER', 'int'),
     } as TipsOptions),
     premiumPlugin({
       enabled: optionFromEnv(env, 'PREMIUM_ENABLED', 'bool'),

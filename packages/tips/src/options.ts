@@ -9,7 +9,7 @@ export interface TipsOptions {
   /** TIP_SHARE_BASE: the share URL is this text followed by the tip id (e.g. `https://wallet.example/tip/`); https in production. */
   shareBase?: string;
   /**
-   * How many of one sender's tips may wait for their funding to confirm (`pending_confirmation`)
+   * TIP_MAX_UNCONFIRMED_PER_SENDER: how many of one sender's tips may wait for their funding to confirm (`pending_confirmation`)
    * at once (default 25, 1 to 1000). Creating a tip costs no chain call, so without a cap one
    * account could fill the funding worker's reads; past it, create and attach-funding answer
    * 409 `tip_unconfirmed_limit` until one confirms, is cancelled or is clawed back.
@@ -81,7 +81,7 @@ export function tipsOptionProblems(options: TipsOptions, settings: Readonly<Chai
   if (targeted !== undefined && typeof targeted !== 'boolean') problems.push('targeted (FEATURE_TARGETED_TIPS) must be true or false');
   const cap = options.maxUnconfirmedPerSender;
   if (cap !== undefined && (typeof cap !== 'number' || !Number.isInteger(cap) || cap < MAX_UNCONFIRMED_BOUNDS.min || cap > MAX_UNCONFIRMED_BOUNDS.max)) {
-    problems.push(`maxUnconfirmedPerSender must be a whole number from ${MAX_UNCONFIRMED_BOUNDS.min} to ${MAX_UNCONFIRMED_BOUNDS.max}`);
+    problems.push(`maxUnconfirmedPerSender (TIP_MAX_UNCONFIRMED_PER_SENDER) must be a whole number from ${MAX_UNCONFIRMED_BOUNDS.min} to ${MAX_UNCONFIRMED_BOUNDS.max}`);
   }
   if (targeted === true && enabled !== true) problems.push('targeted (FEATURE_TARGETED_TIPS) needs tips on (FEATURE_TIPS)');
   if (enabled === true) {
