@@ -104,7 +104,18 @@ eachDialect('audit append onlyOntoIntact', (dialect) => {
     const { t } = w;
     await appendThree(t, probe.append);
     await t.backend.db.knex('admin_audit').where({ seq: 3 }).delete();
-    expect(await failure(t)).to.equal(refusal('the sealed head names entry 3, not 2'));
+    expect(await failure(t)).to.equal(refusal('entry 2 is not the one the sealed head names (the head says the chain ends at 3)'));
+  });
+
+  it('refused: the newest entry replaced by another the server sealed, under the head sealed for the first', async () => {
+    const { t } = w;
+    await appendThree(t, probe.append);
+    const head = await t.backend.db.knex('admin_audit_head').first();
+    await t.backend.db.knex('admin_audit').where({ seq: 3 }).delete();
+    await t.backend.db.knex.transaction((trx) => probe.append(trx, { action: 'probe_replacement', actorKind: 'system' }));
+    // the head of the chain as it was before the replacement: a valid seal, for seq 3, of the other entry's hash
+    await t.backend.db.knex('admin_audit_head').update(head);
+    expect(await failure(t)).to.equal(refusal('entry 3 is not the one the sealed head names (the head says the chain ends at 3)'));
   });
 
   it('refused: every entry deleted while the head remains', async () => {

@@ -189,7 +189,8 @@ export class AuditChain {
     const { row_hash: stored, ...rest } = toEntry(last);
     if (stored !== this.hash(rest)) throw refuse(`entry ${rest.seq} was altered after it was written`);
     if (head === undefined || !this.integrity.verify(HEAD_DOMAIN, [String(head.seq), head.row_hash], head.mac)) throw refuse('the sealed chain head is missing or altered');
-    if (Number(head.seq) !== rest.seq || head.row_hash !== stored) throw refuse(`the sealed head names entry ${Number(head.seq)}, not ${rest.seq}`);
+    // The hash covers the seq, so a matching hash also means the head ends the chain at this entry.
+    if (head.row_hash !== stored) throw refuse(`entry ${rest.seq} is not the one the sealed head names (the head says the chain ends at ${Number(head.seq)})`);
   }
 
   /** The chain must end exactly where the sealed head says it does. */
