@@ -43,6 +43,22 @@ eachDialect('premium: lifecycle', (dialect) => {
       expect((await bob.invoice('month')).status).to.equal(200);
     });
 
+    it('invoices BTCPay already reports Expired or Invalid still count toward the cap until their own expires_at (docs/premium.md)', async () => {
+      const alice = api(w, w.alice);
+      const ids: string[] = [];
+      for (const plan of ['month', 'month', 'year']) ids.push((await alice.invoice(plan)).body.invoice_id as string);
+      w.btcpay.setStatus(ids[0]!, 'Expired');
+      w.btcpay.setStatus(ids[1]!, 'Invalid');
+      w.btcpay.setStatus(ids[2]!, 'Expired');
+      expect(tally([await alice.invoice('month')])).to.deep.equal({ '400 premium_invoice_limit': 1 });
+      w.t.clock.set(iso(START + 30 * MINUTE - 1));
+      await alice.relogin();
+      expect(tally([await alice.invoice('month')]), 'one millisecond before our expires_at').to.deep.equal({ '400 premium_invoice_limit': 1 });
+      w.t.clock.set(iso(START + 30 * MINUTE));
+      expect(tally([await alice.invoice('month')]), 'at our expires_at all three are free').to.deep.equal({ 200: 1 });
+      expect(tally([await alice.invoice('month')])).to.deep.equal({ 200: 1 });
+    });
+
     it('consumed invoices do not count toward the cap; a paid but unactivated one still does', async () => {
       const alice = api(w, w.alice);
       const ids: string[] = [];
