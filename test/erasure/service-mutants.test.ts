@@ -138,6 +138,20 @@ eachDialect('erasure: service survivors', (dialect) => {
   });
 
   describe('the sweeper', () => {
+    it("a request expires the caller's own unconfirmed request past its window, not another user's (that is the sweeper's)", async () => {
+      const { t, user } = w;
+      const otherKey = new NostrKey();
+      await seedUser(t.backend, { nostrPubkey: otherKey.pubkey });
+      const theirs = await request(t, otherKey);
+      const mine = await request(t, user.key);
+      t.clock.advance(24 * HOUR_MS);
+      const again = await request(t, user.key);
+      expect(again).to.not.equal(mine);
+      expect([(await requestRow(mine)).status, (await requestRow(theirs)).status]).to.deep.equal(['expired', 'requested']);
+      expect(await service().sweep(captureLogger())).to.deep.equal({ completed: 0, failed: 0, expired: 1 });
+      expect((await requestRow(theirs)).status).to.equal('expired');
+    });
+
     it('a request made an hour ago is not expired; one made 24 h ago is', async () => {
       const { t, user } = w;
       const old = await request(t, user.key);

@@ -384,7 +384,9 @@ eachDialect('erasure sweeper: the audit chain', (dialect) => {
     const rows = (await t.backend.db.knex('erasure_requests').whereIn('id', ids)) as Array<{ status: string; attempts: number; last_error: string }>;
     const stop = 'Error: the audit chain does not verify (entry 1: the entry was altered after it was written); no erasure runs until it does';
     expect(rows.map((r) => [r.status, r.attempts, r.last_error])).to.deep.equal(ids.map(() => ['confirmed', 1, stop]));
-    expect(t.logger.lines.filter((line) => line.msg === 'account erasures stopped; nothing was erased')).to.have.length(1);
+    const stopped = t.logger.lines.filter((line) => line.msg === 'account erasures stopped; nothing was erased');
+    expect(stopped.map((line) => [line.reason, line.due])).to.deep.equal([[stop.slice('Error: '.length), 3]]);
+    expect(t.logger.lines.filter((line) => line.msg === 'erasure sweep').map((line) => [line.completed, line.failed, line.expired]), 'the sweep report').to.deep.equal([[0, 3, 0]]);
 
     await t.backend.db.knex('admin_audit').where({ seq: 1 }).update({ action: original.action });
     t.clock.advance(60_000);
@@ -396,10 +398,20 @@ eachDialect('erasure sweeper: the audit chain', (dialect) => {
   it('no request due: the sweep does not walk the chain (a broken chain stops only erasures that are due)', async () => {
     const { t, user } = w;
     await chain(t, user);
-    await requestAndConfirm(t, user.key);
+    // a request cancelled within its grace period keeps a due time that then passes: it is not due
+    const other = new NostrKey();
+    await seedUser(t.backend, { nostrPubkey: other.pubkey, username: 'changed_mind' });
+    const cancelled = await requestAndConfirm(t, other);
+    const cancel = `${API}/account/erasure/${cancelled}`;
+    expect((await t.client.delete(cancel, await proof(t, other, 'erasure_cancel', cancel, 'DELETE'))).status).to.equal(200);
+    t.clock.advance(GRACE_MS + 60_000);
+    // confirmed now: due only after another grace period
+    const pending = await requestAndConfirm(t, user.key);
     await t.backend.db.knex('admin_audit').where({ seq: 2 }).update({ action: 'probe_forged' });
+    const rows = await t.backend.db.knex('erasure_requests').orderBy('id');
     await t.backend.scheduler.runNow('erasure.sweep');
     expect(t.logger.lines.filter((line) => line.msg === 'account erasures stopped; nothing was erased')).to.deep.equal([]);
-    expect(await t.backend.db.knex('erasure_requests').where({ user_id: user.id }).first()).to.include({ status: 'confirmed', attempts: 0, last_error: null });
+    expect(await t.backend.db.knex('erasure_requests').orderBy('id')).to.deep.equal(rows);
+    expect(await t.backend.db.knex('erasure_requests').where({ id: pending }).first()).to.include({ status: 'confirmed', attempts: 0, last_error: null });
   });
 });

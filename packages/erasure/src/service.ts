@@ -222,7 +222,8 @@ export class ErasureService {
     const verdict = await audit.verify();
     if (verdict.ok) return 0;
     const reason = `the audit chain does not verify (entry ${verdict.brokenAt}: ${verdict.reason}); no erasure runs until it does`;
-    const stopped = await due().increment('attempts', 1).update({ last_error: `Error: ${reason}`.slice(0, 500) });
+    // The verdict's reasons are fixed texts and numbers: well under the column's 500 characters.
+    const stopped = await due().increment('attempts', 1).update({ last_error: `Error: ${reason}` });
     logger.error('account erasures stopped; nothing was erased', { reason, due: stopped });
     return stopped;
   }
