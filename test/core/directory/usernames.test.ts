@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { RESERVED_USERNAMES, UsernameService } from '../../../packages/core/src/directory/index.js';
+import { isUniqueViolation, type Database } from '../../../packages/core/src/storage/index.js';
 import { eachDialect, seedSession, useTestBackend, type TestBackend } from '../../harness/index.js';
 
 /**
@@ -57,6 +58,31 @@ eachDialect('directory: username rules', (dialect) => {
       expect([res.status, res.body.error?.code], JSON.stringify(bad)).to.deep.equal([400, 'username_invalid']);
     }
     expect(await usernameOf(t, userId)).to.equal('z_9');
+  });
+
+  it('a taken handle is 409 carrying the unique violation as its cause; any other database failure is not a 409', async () => {
+    let changes = 0;
+    const service = new UsernameService(t.backend.db, t.clock, () => void (changes += 1));
+    const first = await seedSession(t.backend);
+    const second = await seedSession(t.backend);
+    expect(await service.set(first.userId, 'taken_name')).to.deep.equal({ username: 'taken_name' });
+    const conflict = await service.set(second.userId, 'TAKEN_NAME').then(
+      () => null,
+      (err: { code?: string; cause?: unknown }) => err,
+    );
+    expect(conflict?.code).to.equal('username_unavailable');
+    expect(isUniqueViolation(conflict?.cause), 'the database error travels as the cause').to.equal(true);
+    expect(changes).to.equal(1);
+
+    // A failure that is not a unique violation (here: the write itself breaks) surfaces as itself, for a 500.
+    const broken = { ...t.backend.db, knex: () => ({ where: () => ({ update: () => Promise.reject(new Error('disk full')) }) }) } as unknown as Database;
+    const failing = new UsernameService(broken, t.clock, () => void (changes += 1));
+    const failure = await failing.set(first.userId, 'other_name').then(
+      () => null,
+      (err: Error) => err,
+    );
+    expect(failure?.message).to.equal('disk full');
+    expect(changes).to.equal(1);
   });
 
   it('an account without a row (erased meanwhile) reads as no username', async () => {
