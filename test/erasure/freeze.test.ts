@@ -218,3 +218,32 @@ eachDialect('erasure: the freeze costs a refresh nothing while erasure is off', 
     });
   }
 });
+
+eachDialect('erasure: the freeze only while erasure is on', (dialect) => {
+  const opened: TestBackend[] = [];
+  afterEach(async () => {
+    for (const b of opened.splice(0)) await b.close();
+  });
+
+  it('confirmed with erasure on; the same database served with erasure off logs the account in (nothing could cancel); on again, frozen again', async () => {
+    const on = await createTestBackend(dialect, { plugins: [erasurePlugin({ enabled: true })] });
+    opened.push(on);
+    const a = await account(on);
+    await requestAndConfirm(on, a.nostr);
+    const nostrLogin = (t: TestBackend) => t.client.request('POST', `${API}/auth/nostr`, { headers: { authorization: a.nostr.nip98(`${API}/auth/nostr`, t.clock.now()) } });
+    const frozen = await nostrLogin(on);
+    expect([frozen.status, frozen.body.error]).to.deep.equal([403, PENDING]);
+
+    const off = await createTestBackend(dialect, { databaseUrl: on.databaseUrl, plugins: [erasurePlugin({ enabled: false })] });
+    opened.push(off);
+    off.clock.advance(60_000);
+    const allowed = await nostrLogin(off);
+    expect([allowed.status, allowed.body.user_id], allowed.text).to.deep.equal([200, a.id]);
+
+    const again = await createTestBackend(dialect, { databaseUrl: on.databaseUrl, plugins: [erasurePlugin({ enabled: true })] });
+    opened.push(again);
+    again.clock.advance(120_000);
+    const refused = await nostrLogin(again);
+    expect([refused.status, refused.body.error]).to.deep.equal([403, PENDING]);
+  });
+});
