@@ -237,6 +237,7 @@ export async function createWalletBackend(config: WalletBackendConfig): Promise<
         users: {
           exists: (userId, executor) => users.exists(userId, executor),
           idByUsername: (username, executor) => users.idByUsername(username, executor),
+          nostrPubkey: (userId, executor) => users.nostrPubkey(userId, executor),
           premiumUntil: (userId, executor) => users.premiumUntil(userId, executor),
           lock: (trx, userId) => users.lock(trx, userId),
           extendPremium: (trx, userId, days) => users.extendPremium(trx, userId, days),

@@ -67,7 +67,7 @@ export class PremiumService {
       await this.deps.users.lock(trx, userId);
       // The relay admits premium authors by their linked Nostr key only: without one the user
       // would pay for nothing. Read under the lock, so the answer holds until the slot is taken.
-      if ((await this.nostrPubkey(trx, userId)) === null) throw premiumErrors.create.premium_nostr_not_linked();
+      if ((await this.deps.users.nostrPubkey(userId, trx)) === null) throw premiumErrors.create.premium_nostr_not_linked();
       if ((await this.pendingCount(trx, userId)) >= terms.maxPendingInvoices) throw premiumErrors.create.premium_invoice_limit();
       await trx(PREMIUM_INVOICES_TABLE).insert({
         invoice_id: reservation,
@@ -123,7 +123,7 @@ export class PremiumService {
 
   async status(userId: string): Promise<StatusResponse> {
     const until = await this.deps.users.premiumUntil(userId);
-    const nostrPubkey = await this.nostrPubkey(this.deps.db.knex, userId);
+    const nostrPubkey = await this.deps.users.nostrPubkey(userId);
     const rows = (await this.deps.db.knex(PREMIUM_INVOICES_TABLE).where({ user_id: userId }).whereNot('invoice_id', 'like', `${RESERVED_PREFIX}%`).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'invoice_id' }]).limit(HISTORY_LIMIT)) as StoredInvoice[];
     const active = until !== null && until > this.deps.clock.now();
     return { active, premium_until: until?.toISOString() ?? null, nostr_pubkey: nostrPubkey, relay_premium: active && nostrPubkey !== null, invoices: rows.map(toRecord) };
@@ -142,15 +142,6 @@ export class PremiumService {
     const { terms, processor } = this.deps;
     if (terms === null || processor === null) throw premiumErrors.create.premium_off();
     return { terms, processor };
-  }
-
-  /**
-   * The account's linked Nostr key (hex), or null. Read from core's users table, as the relay's
-   * admission reads it: the plugin context has no read of it (docs/decisions.md).
-   */
-  private async nostrPubkey(executor: Knex | Knex.Transaction, userId: string): Promise<string | null> {
-    const row = (await executor('users').select('nostr_pubkey').where({ id: userId }).first()) as { nostr_pubkey: string | null } | undefined;
-    return row?.nostr_pubkey ?? null;
   }
 
   private async pendingCount(executor: Knex | Knex.Transaction, userId: string): Promise<number> {

@@ -177,6 +177,8 @@ export interface PluginContext {
     exists(userId: string, executor?: Knex | Knex.Transaction): Promise<boolean>;
     /** The id of the user holding this username (case-insensitive), or null; a malformed handle is null, never a throw. */
     idByUsername(username: string, executor?: Knex | Knex.Transaction): Promise<string | null>;
+    /** The user's linked Nostr key (64 hex, the npub's bytes), or null. */
+    nostrPubkey(userId: string, executor?: Knex | Knex.Transaction): Promise<string | null>;
     /** The end of the user's premium period (`premium_until`), or null. */
     premiumUntil(userId: string, executor?: Knex | Knex.Transaction): Promise<Date | null>;
     /**

@@ -47,6 +47,13 @@ export class UserRepository {
     return row?.id ?? null;
   }
 
+  /** The user's linked Nostr key (64 hex), or null (none linked, or unknown user). */
+  async nostrPubkey(userId: string, executor: Knex | Knex.Transaction = this.db.knex): Promise<string | null> {
+    if (!isUuid(userId)) return null;
+    const row = (await executor('users').select('nostr_pubkey').where({ id: userId.toLowerCase() }).first()) as { nostr_pubkey: string | null } | undefined;
+    return row?.nostr_pubkey ?? null;
+  }
+
   /** The end of the user's premium period (null when never premium or unknown user). */
   async premiumUntil(userId: string, executor: Knex | Knex.Transaction = this.db.knex): Promise<Date | null> {
     if (!isUuid(userId)) return null;
