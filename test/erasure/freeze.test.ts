@@ -86,10 +86,8 @@ eachDialect('erasure: a confirmed erasure freezes the account', (dialect) => {
     const due = Date.parse(confirmed.body.due_at as string);
     const refused = { nostr: [403, PENDING], nostrRegister: [403, PENDING], extension: [403, PENDING], website: [403, PENDING] };
     const sessions = await sessionsOf(t, a.id);
-    // The website verify records its login event before it asks for the session, outside a
-    // transaction (identity's code), so a refused website login still leaves one: only the
-    // transactional paths are held to storing nothing here.
-    const events = () => t.backend.db.knex('login_events').where({ user_id: a.id }).whereNot({ platform: 'web' }).orderBy('id');
+    // Every login path records its login event in the transaction that stores the session, so a refused one leaves none.
+    const events = () => t.backend.db.knex('login_events').where({ user_id: a.id }).orderBy('id');
     const eventsBefore = await events();
     expect(await liveSessions(t, a.id)).to.equal(0);
     expect(outcome(await everyLogin(t, a)), 'right after confirmation').to.deep.equal(refused);

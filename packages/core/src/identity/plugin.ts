@@ -49,7 +49,7 @@ export function identityPlugin(options: IdentityPluginOptions): WalletPlugin {
         extension: new ExtensionLoginService({ ...common, db, gates: options.gates, spentProofs }),
         restore,
         nostr: new NostrIdentityService({ ...common, db, challenges: ctx.auth.challenges, signedActions: ctx.auth.signedActions, gates: options.gates, spentProofs }),
-        website: new WebsiteLoginService({ ...common, challenges: ctx.auth.challenges }),
+        website: new WebsiteLoginService({ ...common, db, challenges: ctx.auth.challenges }),
       };
       for (const route of identityRoutes(services)) ctx.routes.add(route);
 

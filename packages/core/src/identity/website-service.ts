@@ -9,6 +9,7 @@ import { identityErrors } from './errors.js';
 import type { IdentityRepository } from './identity-repo.js';
 import type { LoginEventLog } from './login-events.js';
 import { websiteChallengeMessage } from './messages.js';
+import type { Database } from '../storage/index.js';
 
 export const WEBSITE_LOGIN_PURPOSE = 'website_login';
 
@@ -20,6 +21,7 @@ export interface WebsiteVerifyRequest {
 }
 
 export interface WebsiteDeps {
+  db: Database;
   identities: IdentityRepository;
   keys: KeyRepository;
   sessions: SessionService;
@@ -78,8 +80,11 @@ export class WebsiteLoginService {
 
     const message = utf8ToBytes(websiteChallengeMessage({ origin: challenge.subject, service: deps.service, nonce: challenge.nonce, expiresAt: challenge.expiresAt }));
     const userId = await this.provenOwner(asset, request.public_key, request.signature, message);
-    await deps.loginEvents.record({ userId, platform: 'web', clientIp });
-    return deps.sessions.start(userId, 'web');
+    // One transaction, as the other logins: a session refused (a plugin's session guard) leaves no login event.
+    return deps.db.transaction(async (trx) => {
+      await deps.loginEvents.record({ userId, platform: 'web', clientIp }, trx);
+      return deps.sessions.start(userId, 'web', trx);
+    });
   }
 
   /**
