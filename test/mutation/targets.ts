@@ -45,6 +45,8 @@ export const TARGETS: readonly Target[] = [
   { mutate: 'packages/grin-relay/src/service.ts', spec: ['test/grin-relay/*.test.ts'] },
   { mutate: 'packages/tips/src/service.ts', spec: ['test/tips/*.test.ts'] },
   { mutate: 'packages/tips/src/workers.ts', spec: ['test/tips/*.test.ts'] },
+  // The one "has the sweep confirmed" rule: clawback and the sweep reconciler both decide by it.
+  { mutate: 'packages/tips/src/sweep.ts', spec: ['test/tips/*.test.ts'] },
   // The account's own reads and writes: /auth/me (findInfo), premium's period, erasure's export and removal.
   { mutate: 'packages/core/src/users/repo.ts', spec: ['test/core/users/*.test.ts', 'test/core/http/sessions.test.ts', 'test/core/auth/auth-routes.test.ts', ...ERASURE_SPECS, 'test/premium/*.test.ts'] },
   { mutate: 'packages/erasure/src/service.ts', spec: ERASURE_SPECS },

@@ -277,10 +277,12 @@ eachDialect('tips workers, read directly: guards, reports and timestamps', (dial
 
   it('grin reorg check: claimed tips of other assets never fill its batch', async () => {
     const t = tipsOf(w);
+    // The 100 others were never read (checked_at null) and the grin tip was: without the asset
+    // filter the others come first in the rotation and fill the batch of 100.
     const earlier = t.time(new Date(new Date(NOW).getTime() - HOUR).toISOString());
-    const others = Array.from({ length: 100 }, () => t.rowFor('btc', 'claimed', { settled_at: t.time(NOW), updated_at: earlier }));
+    const others = Array.from({ length: 100 }, () => t.rowFor('btc', 'claimed', { settled_at: t.time(NOW) }));
     for (let i = 0; i < others.length; i += 20) await t.knex().insert(others.slice(i, i + 20));
-    const grin = await t.insert('grin', 'claimed', { sweep_txid: txidOf('grin'), settled_at: t.time(NOW) });
+    const grin = await t.insert('grin', 'claimed', { sweep_txid: txidOf('grin'), settled_at: t.time(NOW), checked_at: earlier });
     const { chains: access, calls } = stubChains({ unspentOutput: () => ({ height: 1, confirmations: 3 }) });
     expect(await workersWith(access).checkGrinReorgs(w.t.logger)).to.deep.equal({ moved: 1, failed: 0 });
     expect(calls).to.deep.equal([['unspentOutput', grin.grin_commitment]]);
