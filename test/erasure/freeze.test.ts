@@ -2,12 +2,11 @@ import { expect } from 'chai';
 import { erasurePlugin } from '@wallet/erasure';
 import type { WalletPlugin } from '@wallet/backend-core';
 import { BtcKey, createTestBackend, eachDialect, extensionBody, NostrKey, websiteLogin, type SigningKey, type TestBackend, type TestResponse } from '../harness/index.js';
-import { API, proof } from './harness.js';
+import { API, confirmPath, proof, requestAndConfirm } from './harness.js';
 
 const HOUR_MS = 3_600_000;
 const GRACE_MS = 72 * HOUR_MS;
 const PENDING = { code: 'account_erasure_pending', message: 'This account is frozen by a confirmed erasure request: cancel the erasure first to sign in again.' };
-const confirmPath = (id: string) => `${API}/account/erasure/${id}/confirm`;
 const cancelPath = (id: string) => `${API}/account/erasure/${id}`;
 
 function btcSigning(key: BtcKey): SigningKey {
@@ -54,15 +53,6 @@ async function sessionsOf(t: TestBackend, userId: string) {
 
 async function liveSessions(t: TestBackend, userId: string): Promise<number> {
   return (await t.backend.db.knex('sessions').where({ user_id: userId }).whereNull('revoked_at')).length;
-}
-
-async function requestAndConfirm(t: TestBackend, key: NostrKey): Promise<string> {
-  const requested = await t.client.post(`${API}/account/erasure`, await proof(t, key, 'erasure_request', `${API}/account/erasure`));
-  expect(requested.status, requested.text).to.equal(200);
-  const id = requested.body.erasure_id as string;
-  const confirmed = await t.client.post(confirmPath(id), await proof(t, key, 'erasure_confirm', confirmPath(id)));
-  expect(confirmed.status, confirmed.text).to.equal(200);
-  return id;
 }
 
 eachDialect('erasure: a confirmed erasure freezes the account', (dialect) => {

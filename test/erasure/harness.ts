@@ -1,3 +1,4 @@
+import { expect } from 'chai';
 import { createHmac } from 'node:crypto';
 import { erasurePlugin, type ErasureOptions } from '@wallet/erasure';
 import type { WalletPlugin } from '@wallet/backend-core';
@@ -33,6 +34,18 @@ export async function proof(t: TestBackend, key: NostrKey, purpose: string, path
   if (challenge.status !== 200) throw new Error(`challenge answered ${challenge.status}: ${challenge.text}`);
   const nonce = challenge.body.nonce as string;
   return { nostr_token: key.signedAction(path, nonce, purpose, t.clock.now(), { method }), nonce };
+}
+
+export const confirmPath = (id: string) => `${API}/account/erasure/${id}/confirm`;
+
+/** Requests and confirms the erasure of `key`'s account over HTTP; the erasure id. */
+export async function requestAndConfirm(t: TestBackend, key: NostrKey): Promise<string> {
+  const requested = await t.client.post(`${API}/account/erasure`, await proof(t, key, 'erasure_request', `${API}/account/erasure`));
+  expect(requested.status, requested.text).to.equal(200);
+  const id = requested.body.erasure_id as string;
+  const confirmed = await t.client.post(confirmPath(id), await proof(t, key, 'erasure_confirm', confirmPath(id)));
+  expect(confirmed.status, confirmed.text).to.equal(200);
+  return id;
 }
 
 /**

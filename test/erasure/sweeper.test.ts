@@ -5,21 +5,10 @@ import { captureLogger } from '@wallet/backend-core/testing';
 import { erasurePlugin } from '@wallet/erasure';
 import { ErasureService } from '../../packages/erasure/src/service.js';
 import { adminLogin, auditProbe, bootstrapAdmin, createTestBackend, eachDialect, NostrKey, REPO_ROOT, seedUser, spawnEntry, type TestBackend } from '../harness/index.js';
-import { API, proof, requestSeal, useErasureWorld } from './harness.js';
+import { API, proof, requestAndConfirm, requestSeal, useErasureWorld } from './harness.js';
 
 const HOUR_MS = 3_600_000;
 const GRACE_MS = 72 * HOUR_MS;
-const confirmPath = (id: string) => `${API}/account/erasure/${id}/confirm`;
-
-/** Requests and confirms the erasure of `key`'s account over HTTP; the erasure id. */
-async function requestAndConfirm(t: TestBackend, key: NostrKey): Promise<string> {
-  const requested = await t.client.post(`${API}/account/erasure`, await proof(t, key, 'erasure_request', `${API}/account/erasure`));
-  expect(requested.status, requested.text).to.equal(200);
-  const id = requested.body.erasure_id as string;
-  const confirmed = await t.client.post(confirmPath(id), await proof(t, key, 'erasure_confirm', confirmPath(id)));
-  expect(confirmed.status, confirmed.text).to.equal(200);
-  return id;
-}
 
 async function seedLoginEvents(t: TestBackend, userId: string, n: number): Promise<void> {
   const { time } = t.backend.db.dialect;

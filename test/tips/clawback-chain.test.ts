@@ -2,9 +2,10 @@ import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import { address as addressCodec, networks, Transaction, type Network } from 'bitcoinjs-lib';
 import { utxoNetwork } from '../../packages/core/src/chains/utxo/index.js';
-import { eachDialect } from '../harness/index.js';
+import { tipsPlugin } from '@wallet/tips';
+import { createTestBackend, eachDialect } from '../harness/index.js';
 import { FakeUtxoChain } from '../fakes/utxo-chain.js';
-import { tipAddress, tipBody, txidOf, useChainFakes, useTipsWorld, type Asset, type TipsWorld } from './harness.js';
+import { SHARE_BASE, tipAddress, tipBody, txidOf, useChainFakes, useTipsWorld, type Asset, type TipsWorld } from './harness.js';
 
 /**
  * Issue 29 (3): a tip's final status agrees with the chain. Clawback asks the chain before it
@@ -17,6 +18,14 @@ import { tipAddress, tipBody, txidOf, useChainFakes, useTipsWorld, type Asset, t
 const TIPS = '/api/v1/tips/social';
 /** Depths the chain fakes are set to: well past every asset's confirmation depth (at most 10), and 0 (unconfirmed). */
 const DEEP = 20;
+/** The settings that give each asset its chain access (the fakes' URLs). */
+const CHAIN_SETTINGS: Record<Asset, string[]> = {
+  btc: ['btcEsploraUrl'],
+  ltc: ['ltcEsploraUrl'],
+  xmr: ['xmrLwsUrl', 'xmrDaemonUrl'],
+  wow: ['wowLwsUrl', 'wowDaemonUrl'],
+  grin: ['grinNodeUrl', 'grinNodeApiSecret'],
+};
 
 /** A transaction paying `outputs` (address → satoshis), spending `spending` or a made-up input. */
 function payment(network: Network, outputs: Array<[string, number]>, spending?: { txid: string; vout: number }): string {
@@ -185,6 +194,23 @@ eachDialect('tips: clawback and the reconciler agree with the chain (issue 29, i
         expect(await rowOf(w, tip.id as string)).to.deep.equal(before);
         const unclaimed = await w.t.client.post(`${TIPS}/${pending.body.tip_id}/clawback`, undefined, { token: w.sender.token });
         expect([unclaimed.status, unclaimed.body.status], unclaimed.text).to.deep.equal([200, 'clawed_back']);
+      });
+
+      it('the tip’s chain is no longer configured: clawback of a claimed tip is refused with 503 tip_chain_off and nothing changes', async () => {
+        const tip = await claimedTip(asset);
+        await recordSweep(tip, chain.sweep(tip));
+        const before = await rowOf(w, tip.id as string);
+        // The same database served by a backend without this asset's chain (the operator turned it off).
+        const settings: Record<string, string> = { ...chains.settings() };
+        for (const key of CHAIN_SETTINGS[asset]) delete settings[key];
+        const restarted = await createTestBackend(w.t.dialect, { databaseUrl: w.t.databaseUrl, plugins: [tipsPlugin({ enabled: true, shareBase: SHARE_BASE })], settings });
+        try {
+          const refused = await restarted.client.post(`${TIPS}/${tip.id}/clawback`, undefined, { token: w.sender.token });
+          expect([refused.status, refused.body.error?.code], refused.text).to.deep.equal([503, 'tip_chain_off']);
+        } finally {
+          await restarted.close();
+        }
+        expect(await rowOf(w, tip.id as string)).to.deep.equal(before);
       });
     });
   }

@@ -4,8 +4,8 @@ import { address as addressCodec, networks, Transaction } from 'bitcoinjs-lib';
 import { TIPS_DEFAULTS } from '@wallet/tips';
 import { tipsOptionProblems } from '../../packages/tips/src/options.js';
 import { eachDialect, seedSession, type TestResponse } from '../harness/index.js';
-import { FakeUtxoChain } from '../fakes/utxo-chain.js';
-import { SHARE_BASE, tipAddress, tipBody, txidOf, useChainFakes, useTipsWorld, type TipsWorld } from './harness.js';
+import type { FakeUtxoChain } from '../fakes/utxo-chain.js';
+import { freshBtcChain, SHARE_BASE, tipAddress, tipBody, type TipsWorld, txidOf, useChainFakes, useTipsWorld } from './harness.js';
 
 /**
  * Issue 29 (5): one account could freeze every tip's funding. The funding worker read the 100
@@ -26,12 +26,7 @@ eachDialect('tips: every waiting tip is checked within a bounded time (issue 29,
   // The cap is raised here so that ONE account plants all the junk, as in the report.
   const w = useTipsWorld(dialect, chains, { enabled: true, targeted: true, shareBase: SHARE_BASE, maxUnconfirmedPerSender: 1000 });
   let chain: FakeUtxoChain;
-  beforeEach(() => {
-    chain = new FakeUtxoChain(networks.bitcoin);
-    chains.btc.chain = chain;
-    chains.btc.mode = 'normal';
-    chains.btc.tip = 850_000;
-  });
+  beforeEach(() => (chain = freshBtcChain(chains)));
 
   for (const junk of [99, 250]) {
     const bound = Math.ceil((junk + 1) / BATCH);

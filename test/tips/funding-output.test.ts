@@ -5,7 +5,7 @@ import { tipsPlugin } from '@wallet/tips';
 import { tipsMigrations } from '../../packages/tips/src/migrations.js';
 import { createTestBackend, eachDialect, freshDatabaseUrl, seedSession, type TestResponse } from '../harness/index.js';
 import { FakeUtxoChain } from '../fakes/utxo-chain.js';
-import { hex, SHARE_BASE, tipAddress, tipBody, txidOf, useChainFakes, useTipsWorld, type TipsWorld } from './harness.js';
+import { freshBtcChain, hex, SHARE_BASE, tipAddress, tipBody, type TipsWorld, txidOf, useChainFakes, useTipsWorld } from './harness.js';
 
 /**
  * Issue 29 (6): one funding output backs one tip. Two tips with the same address and funding
@@ -31,12 +31,7 @@ eachDialect('tips: one funding output backs one tip (issue 29, item 6)', (dialec
   const chains = useChainFakes();
   const w = useTipsWorld(dialect, chains);
   let chain: FakeUtxoChain;
-  beforeEach(() => {
-    chain = new FakeUtxoChain(networks.bitcoin);
-    chains.btc.chain = chain;
-    chains.btc.mode = 'normal';
-    chains.btc.tip = 850_000;
-  });
+  beforeEach(() => (chain = freshBtcChain(chains)));
   const post = (who: { token: string }, path: string, body?: unknown) => w.t.client.post(`${TIPS}${path}`, body, { token: who.token }) as Promise<Answer>;
 
   it('the report: a second tip with the same address and funding txid is 409 tip_funding_taken, and the real funding worker funds the first only', async () => {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { payments } from 'bitcoinjs-lib';
+import { networks, payments } from 'bitcoinjs-lib';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
@@ -7,6 +7,7 @@ import { tipsPlugin, type TipsOptions } from '@wallet/tips';
 import { utxoNetwork } from '../../packages/core/src/chains/utxo/index.js';
 import { createTestBackend, CryptonoteKey, seedSession, seedUser, useFakes, type DialectName, type TestBackend } from '../harness/index.js';
 import { EsploraFake } from '../fakes/esplora.js';
+import { FakeUtxoChain } from '../fakes/utxo-chain.js';
 import { FAKE_GRIN_SECRET, GrinNodeFake } from '../fakes/grin-node.js';
 import { LwsFake, MonerodFake } from '../fakes/lws.js';
 
@@ -81,6 +82,15 @@ export function useChainFakes() {
       grinNodeApiSecret: FAKE_GRIN_SECRET,
     }),
   };
+}
+
+/** A fresh BTC chain behind the Esplora fake (tip height 850,000, answering normally), for a test's beforeEach. */
+export function freshBtcChain(chains: ReturnType<typeof useChainFakes>): FakeUtxoChain {
+  const chain = new FakeUtxoChain(networks.bitcoin);
+  chains.btc.chain = chain;
+  chains.btc.mode = 'normal';
+  chains.btc.tip = 850_000;
+  return chain;
 }
 
 /** A backend with the tips plugin and three users with sessions, fresh for every test. */

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
-import type { ChainAccess } from '@wallet/backend-core';
 import { sweepState, type SweepEvidence } from '../../packages/tips/src/sweep.js';
 import type { StoredTip } from '../../packages/tips/src/tip.js';
 import { hex, tipAddress, txidOf, type Asset } from './harness.js';
+import { stubChains as stub, type ChainAnswers } from './chain-stub.js';
 
 /**
  * sweepState called directly (it is the one rule the reconciler and clawback share): a stub
@@ -13,37 +13,8 @@ import { hex, tipAddress, txidOf, type Asset } from './harness.js';
  */
 const DEPTH: Record<Asset, number> = { btc: 2, ltc: 6, xmr: 10, wow: 10, grin: 10 };
 
-interface Answers {
-  spent?: (txid: string, address: string) => { txid: string; confirmations: number } | null;
-  unspentOutput?: (commitment: string) => { height: number; confirmations: number } | null;
-  kernel?: (excess: string) => { height: number; confirmations: number } | null;
-  confirmations?: (txid: string) => number | null;
-}
-
-function stubChains(answers: Answers, off: readonly Asset[] = []) {
-  const calls: unknown[][] = [];
-  const reader = (names: ReadonlyArray<keyof Answers>) =>
-    Object.fromEntries(
-      names.map((name) => [
-        name,
-        async (...args: unknown[]) => {
-          calls.push([name, ...args]);
-          const answer = answers[name] as ((...a: unknown[]) => unknown) | undefined;
-          if (answer === undefined) throw new Error(`${name} should not be read`);
-          return answer(...args);
-        },
-      ]),
-    );
-  const utxo = reader(['spent']);
-  const grin = reader(['unspentOutput', 'kernel']);
-  const cryptonote = reader(['confirmations']);
-  const chains = {
-    utxo: (asset: Asset) => (off.includes(asset) ? null : utxo),
-    grin: () => (off.includes('grin') ? null : grin),
-    cryptonote: (asset: Asset) => (off.includes(asset) ? null : cryptonote),
-  } as unknown as ChainAccess;
-  return { chains, calls };
-}
+/** The shared stub, throwing on a read the test gave no answer (it must not happen). */
+const stubChains = (answers: ChainAnswers, off: readonly Asset[] = []) => stub(answers, { off, unanswered: 'throw' });
 
 /** A claiming tip of `asset` with its funding recorded and a claimer's sweep txid; `fields` override. */
 function tipOf(asset: Asset, fields: Partial<StoredTip> = {}): StoredTip {

@@ -7,7 +7,7 @@ import { utxoNetwork } from '../../packages/core/src/chains/utxo/index.js';
 import { eachDialect, REPO_ROOT, useFakes } from '../harness/index.js';
 import { ElectrumFake } from '../fakes/electrum.js';
 import { FakeUtxoChain } from '../fakes/utxo-chain.js';
-import { hex, tipAddress, tipBody, useChainFakes, useTipsWorld, type TipsWorld } from './harness.js';
+import { freshBtcChain, hex, tipAddress, tipBody, type TipsWorld, useChainFakes, useTipsWorld } from './harness.js';
 
 const TIPS = '/api/v1/tips/social';
 
@@ -32,12 +32,7 @@ eachDialect('tips: chain workers (BTC through Esplora)', (dialect) => {
   const chains = useChainFakes();
   const w = useTipsWorld(dialect, chains);
   let chain: FakeUtxoChain;
-  beforeEach(() => {
-    chain = new FakeUtxoChain(networks.bitcoin);
-    chains.btc.chain = chain;
-    chains.btc.mode = 'normal';
-    chains.btc.tip = 850_000;
-  });
+  beforeEach(() => (chain = freshBtcChain(chains)));
 
   it('funding: nothing until the transaction is known and 2 deep; then pending when it covers the amount', async () => {
     const address = tipAddress('btc');

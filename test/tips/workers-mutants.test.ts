@@ -1,9 +1,10 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
-import type { ChainAccess, UtxoReceipt } from '@wallet/backend-core';
+import type { ChainAccess } from '@wallet/backend-core';
 import { TipWorkers, type RunReport } from '../../packages/tips/src/workers.js';
 import { eachDialect } from '../harness/index.js';
 import { hex, tipAddress, txidOf, useChainFakes, useTipsWorld, type Asset, type TipsWorld } from './harness.js';
+import { stubChains as stub, type ChainAnswers } from './chain-stub.js';
 
 /**
  * TipWorkers called directly over the world's database with a stub ChainAccess: each reader
@@ -14,41 +15,8 @@ import { hex, tipAddress, txidOf, useChainFakes, useTipsWorld, type Asset, type 
 const HOUR = 3_600_000;
 const NOW = '2026-03-01T12:00:00.000Z';
 
-interface Answers {
-  received?: (txid: string, address: string) => UtxoReceipt | null;
-  spent?: (txid: string, address: string) => { txid: string; confirmations: number } | null;
-  unspentOutput?: (commitment: string) => { height: number; confirmations: number } | null;
-  kernel?: (excess: string) => { height: number; confirmations: number } | null;
-  receivedWithTxKey?: (txid: string, key: string, address: string) => { confirmations: number; received: bigint } | null;
-  confirmations?: (txid: string) => number | null;
-}
-
-function stubChains(answers: Answers, off: readonly Asset[] = []) {
-  const calls: unknown[][] = [];
-  const reader = (names: ReadonlyArray<keyof Answers>) =>
-    Object.fromEntries(
-      names.map((name) => [
-        name,
-        async (...args: unknown[]) => {
-          calls.push([name, ...args]);
-          const answer = answers[name] as ((...a: unknown[]) => unknown) | undefined;
-          return answer ? answer(...args) : null;
-        },
-      ]),
-    );
-  const utxo = reader(['received', 'spent']);
-  const grin = reader(['unspentOutput', 'kernel']);
-  const cryptonote = reader(['receivedWithTxKey', 'confirmations']);
-  const chains = {
-    enabled: [],
-    provideHeight: () => undefined,
-    heights: async () => ({}),
-    utxo: (asset: Asset) => (off.includes(asset) ? null : utxo),
-    grin: () => (off.includes('grin') ? null : grin),
-    cryptonote: (asset: Asset) => (off.includes(asset) ? null : cryptonote),
-  } as unknown as ChainAccess;
-  return { chains, calls };
-}
+/** The shared stub, answering null where the test gave no answer. */
+const stubChains = (answers: ChainAnswers, off: readonly Asset[] = []) => stub(answers, { off, unanswered: 'null' });
 
 function tipsOf(w: TipsWorld) {
   const knex = () => w.t.backend.db.knex('social_tips');
@@ -96,8 +64,8 @@ eachDialect('tips workers, read directly: guards, reports and timestamps', (dial
     await workers.checkGrinReorgs(w.t.logger),
   ];
   const NOTHING: RunReport = { moved: 0, failed: 0 };
-  /** Answers that would move any tip they are asked about. */
-  const CONFIRMS_ALL: Answers = {
+  /** ChainAnswers that would move any tip they are asked about. */
+  const CONFIRMS_ALL: ChainAnswers = {
     received: () => ({ confirmations: 100, received: 10n ** 19n, outputs: [0] }),
     spent: () => ({ txid: hex(32), confirmations: 100 }),
     unspentOutput: () => null,
