@@ -146,9 +146,8 @@ eachDialect('identity: POST /auth/extension, the spent proof outlives the ±300 
 });
 
 describe('identity: ExtensionLoginService, a unique violation inside the login transaction', () => {
-  it('on the pubkey_hash, twice, is 409 identity_conflict carrying the database error as its cause', async () => {
-    // Postgres names the key's columns in `detail` (with the value, which the server never logs).
-    const violation = Object.assign(new Error('duplicate key value violates unique constraint'), { code: '23505', table: 'users', constraint: 'users_pubkey_hash_unique', detail: 'Key (pubkey_hash)=(00) already exists.' });
+  /** A login whose transaction always fails with `violation`; how often it ran, and what the login threw. */
+  async function loginFailingWith(violation: Error): Promise<{ runs: number; err: { code?: string; status?: number; cause?: unknown } }> {
     let runs = 0;
     const btc = new BtcKey();
     const clock = new ManualClock();
@@ -166,11 +165,25 @@ describe('identity: ExtensionLoginService, a unique violation inside the login t
     const request = { pubkey_hash: btc.pubkeyHash, seed_fingerprint: 'a1b2c3d4', keys: [], timestamp: body.timestamp as number, signature: body.signature as string };
     const err = await new ExtensionLoginService(deps).login(request, '127.0.0.1').then(
       () => expect.fail('the login should have failed'),
-      (e: unknown) => e as { code: string; status: number; cause: unknown },
+      (e: unknown) => e as { code?: string; status?: number; cause?: unknown },
     );
+    return { runs, err };
+  }
+
+  it('on the pubkey_hash, twice, is 409 identity_conflict carrying the database error as its cause', async () => {
+    // Postgres names the key's columns in `detail` (with the value, which the server never logs).
+    const violation = Object.assign(new Error('duplicate key value violates unique constraint'), { code: '23505', table: 'users', constraint: 'users_pubkey_hash_unique', detail: 'Key (pubkey_hash)=(00) already exists.' });
+    const { runs, err } = await loginFailingWith(violation);
     expect(err.code).to.equal('identity_conflict');
     expect(err.status).to.equal(409);
     expect(err.cause).to.equal(violation);
     expect(runs, 'one retry: a concurrent first login of the same wallet is found by it').to.equal(2);
+  });
+
+  it('on an index that is not an identity key, passes the error on unchanged and does not retry (not an identity conflict)', async () => {
+    const violation = Object.assign(new Error('duplicate key value violates unique constraint'), { code: '23505', table: 'login_events', constraint: 'login_events_pkey', detail: 'Key (id)=(00) already exists.' });
+    const { runs, err } = await loginFailingWith(violation);
+    expect(err).to.equal(violation);
+    expect(runs).to.equal(1);
   });
 });
