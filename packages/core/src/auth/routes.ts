@@ -14,7 +14,7 @@ export function sessionRoutes(sessions: SessionService, users: UserRepository): 
       auth: 'none',
       body: refreshTokenRequest,
       response: authResponse,
-      statuses: { 401: 'Refresh token invalid, expired, revoked or already rotated', 403: 'The account may not start sessions now (a plugin\'s session guard: a confirmed account erasure answers account_erasure_pending)' },
+      statuses: { 401: 'Refresh token invalid, expired, revoked or already rotated', 403: 'A plugin\'s session guard refuses new sessions for the account (a confirmed account erasure: account_erasure_pending)' },
       handler: ({ body }) => sessions.refresh(body.refresh_token),
     }),
     defineRoute({

@@ -37,7 +37,7 @@ export function identityRoutes(services: IdentityServices): AnyRoute[] {
       auth: 'none',
       body: extensionRequest,
       response: authResponse,
-      statuses: { 400: 'Invalid input or a key that does not match the proven BTC key', 401: 'Proof invalid, outside the time window or replayed', 409: 'Registered concurrently', 403: 'The account may not start sessions now (a plugin\'s session guard: a confirmed account erasure answers account_erasure_pending)' },
+      statuses: { 400: 'Invalid input or a key that does not match the proven BTC key', 401: 'Proof invalid, outside the time window or replayed', 409: 'Registered concurrently', 403: 'A plugin\'s session guard refuses new sessions for the account (a confirmed account erasure: account_erasure_pending)' },
       handler: ({ body, clientIp }) => services.extension.login(body, clientIp),
     }),
     defineRoute({
@@ -58,7 +58,7 @@ export function identityRoutes(services: IdentityServices): AnyRoute[] {
       tags: ['auth'],
       auth: 'none',
       response: authResponse,
-      statuses: { 401: 'Invalid NIP-98 proof or the npub is not linked', 403: 'The account may not start sessions now (a plugin\'s session guard: a confirmed account erasure answers account_erasure_pending)' },
+      statuses: { 401: 'Invalid NIP-98 proof or the npub is not linked', 403: 'A plugin\'s session guard refuses new sessions for the account (a confirmed account erasure: account_erasure_pending)' },
       handler: ({ headers, rawBody, clientIp }) => services.nostr.login(headers.authorization, rawBody, clientIp),
     }),
     defineRoute({
@@ -98,7 +98,7 @@ export function identityRoutes(services: IdentityServices): AnyRoute[] {
       auth: 'none',
       body: nostrRegisterRequest,
       response: authResponse,
-      statuses: { 400: 'Invalid input', 401: 'Invalid proof or nonce', 409: 'The proven wallet is registered under another Nostr identity, or the npub is linked to another account', 403: 'The account may not start sessions now (a plugin\'s session guard: a confirmed account erasure answers account_erasure_pending)' },
+      statuses: { 400: 'Invalid input', 401: 'Invalid proof or nonce', 409: 'The proven wallet is registered under another Nostr identity, or the npub is linked to another account', 403: 'A plugin\'s session guard refuses new sessions for the account (a confirmed account erasure: account_erasure_pending)' },
       handler: ({ body, clientIp }) => services.nostr.register(body, clientIp),
     }),
     defineRoute({
@@ -120,7 +120,7 @@ export function identityRoutes(services: IdentityServices): AnyRoute[] {
       auth: 'none',
       body: websiteVerifyRequest,
       response: authResponse,
-      statuses: { 400: 'Invalid asset or signature format', 401: 'Invalid or expired challenge, invalid signature or unknown wallet', 403: 'The account may not start sessions now (a plugin\'s session guard: a confirmed account erasure answers account_erasure_pending)' },
+      statuses: { 400: 'Invalid asset or signature format', 401: 'Invalid or expired challenge, invalid signature or unknown wallet', 403: 'A plugin\'s session guard refuses new sessions for the account (a confirmed account erasure: account_erasure_pending)' },
       handler: ({ body, headers, clientIp }) => services.website.verify(body, headers.origin, clientIp),
     }),
   ];
