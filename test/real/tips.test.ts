@@ -191,11 +191,19 @@ describe('real tier: an XMR tip funded by monero-wallet-rpc, proven with its tx 
         const token = (await seedSession(t.backend)).auth.access_token;
         await sender.rpc('refresh', {});
         const paid = 2_500_000_000_000;
+        // Two payments: one funding output backs one tip, so the over-asking tip has its own.
         const sent = await sender.rpc('transfer', { destinations: [{ amount: paid, address: tipAddress }], get_tx_key: true });
-        const create = (amount: number) =>
-          t.client.post(TIPS, { asset: 'xmr', amount: String(amount), tip_address: tipAddress, secret_hash: randomBytes(32).toString('hex'), funding_txid: sent.tx_hash, funding_tx_key: sent.tx_key }, { token });
-        const exact = (await create(paid)).body.tip_id as string;
-        const over = (await create(paid + 1)).body.tip_id as string;
+        const second = await sender.rpc('transfer', { destinations: [{ amount: paid, address: tipAddress }], get_tx_key: true });
+        const create = (amount: number, payment: { tx_hash: string; tx_key: string }) =>
+          t.client.post(TIPS, { asset: 'xmr', amount: String(amount), tip_address: tipAddress, secret_hash: randomBytes(32).toString('hex'), funding_txid: payment.tx_hash, funding_tx_key: payment.tx_key }, { token });
+        const created = await create(paid, sent);
+        expect(created.status, created.text).to.equal(200);
+        const exact = created.body.tip_id as string;
+        const twice = await create(paid, sent);
+        expect([twice.status, twice.body.error?.code], 'a second tip on the same payment').to.deep.equal([409, 'tip_funding_taken']);
+        const overCreated = await create(paid + 1, second);
+        expect(overCreated.status, overCreated.text).to.equal(200);
+        const over = overCreated.body.tip_id as string;
         const status = async (id: string) => ((await t.backend.db.knex('social_tips').where({ id }).first()) as { status: string }).status;
         await monerod.rpc('generateblocks', { amount_of_blocks: 9, wallet_address: miner });
         await t.backend.scheduler.runNow('tips.funding-watch');
