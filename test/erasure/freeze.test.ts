@@ -145,6 +145,33 @@ eachDialect('erasure: a confirmed erasure freezes the account', (dialect) => {
   });
 });
 
+eachDialect('erasure: concurrent logins of one account while erasure is on', (dialect) => {
+  let t: TestBackend;
+  beforeEach(async () => {
+    t = await createTestBackend(dialect, { plugins: [erasurePlugin({ enabled: true })], settings: { databasePoolMax: 16 } });
+  });
+  afterEach(async () => {
+    await t?.close();
+  });
+
+  // The guard's user-row lock must not conflict with the foreign-key lock a login's earlier
+  // insert (its login event) holds on the same row: two such logins would each wait for the
+  // other (Postgres: deadlock detected, a 500).
+  it('16 Nostr and website logins of one account at once: every one 200, none deadlocked', async () => {
+    const a = await account(t);
+    await Promise.all(Array.from({ length: 16 }, () => t.client.get(`${API}/health`)));
+    const base = t.clock.now().getTime();
+    const logins = Array.from({ length: 16 }, (_, i) =>
+      i % 4 === 3
+        ? websiteLogin(t, btcSigning(a.btc))
+        : t.client.request('POST', `${API}/auth/nostr`, { headers: { authorization: a.nostr.nip98(`${API}/auth/nostr`, new Date(base - i * 1000)) } }),
+    );
+    const answers = await Promise.all(logins);
+    expect(answers.map((res) => (res.status === 200 ? 200 : `${res.status} ${res.body?.error?.code}`))).to.deep.equal(answers.map(() => 200));
+    expect(await liveSessions(t, a.id)).to.equal(17);
+  });
+});
+
 eachDialect('erasure: a login racing the confirmation', (dialect) => {
   let t: TestBackend;
   afterEach(async () => {

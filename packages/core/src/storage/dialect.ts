@@ -18,8 +18,12 @@ export interface Dialect {
   lockRowsSkipLocked<T extends Knex.QueryBuilder>(qb: T): T;
   /**
    * Lock the rows `qb` reads until the transaction ends, waiting for other holders (a
-   * read-modify-write of one row, such as extending a period). Postgres `FOR UPDATE`; SQLite's
-   * single writer connection already serialises the transaction, so the builder is unchanged.
+   * read-modify-write of one row, such as extending a period). Postgres `FOR NO KEY UPDATE`: it
+   * excludes every other locker and writer of the row, but not the KEY SHARE lock that inserting
+   * a row which references it takes, so a transaction that already inserted a child row (a login
+   * event, then a session guard's lock on the user) cannot deadlock with its twin. Callers never
+   * change a key column under it. SQLite's single writer connection already serialises the
+   * transaction, so the builder is unchanged.
    */
   lockRowsForUpdate<T extends Knex.QueryBuilder>(qb: T): T;
   /**
@@ -77,7 +81,7 @@ const MIGRATION_LOCK_KEY = 4_207_330_401;
 const postgres: Dialect = {
   kind: 'postgres',
   lockRowsSkipLocked: (qb) => qb.forUpdate().skipLocked() as typeof qb,
-  lockRowsForUpdate: (qb) => qb.forUpdate() as typeof qb,
+  lockRowsForUpdate: (qb) => qb.forNoKeyUpdate() as typeof qb,
   async lockTableForWrites(trx, table) {
     await trx.raw('LOCK TABLE ?? IN EXCLUSIVE MODE', [table]);
   },
