@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { BtcKey, eachDialect, extensionBody, provenKeyBody, seedUser, useTestBackend, type DialectName, type TestBackend, type TestResponse } from '../../harness/index.js';
+import { phasedGate } from './gate-plugin.js';
 
 /**
  * Any number of concurrent extension logins of one wallet all succeed and land on one account
@@ -95,5 +96,32 @@ eachDialect('identity: concurrent first logins of a brand-new wallet', (dialect)
     const [{ id }] = (await t.backend.db.knex('users').select('id')) as [{ id: string }];
     expect(await t.backend.db.knex('users').count({ n: '*' }).first()).to.deep.include({ n: dialect === 'postgres' ? '1' : 1 });
     expect(outcomes(results)).to.deep.equal(results.map(() => `200 ${id}`));
+  });
+});
+
+eachDialect('identity: the gates are skipped only for a login that will adopt an account', (dialect) => {
+  // A gate whose precheck refuses (the payment gate asks the processor there whether the invoice
+  // is Settled; its admit only consumes the row): a new identity that skipped it would be
+  // registered unpaid. The login skips the precheck up front when the key has a proven owner;
+  // when that owner cannot be adopted, RegistrationGates.admit must precheck it after all.
+  const gate = phasedGate('precheck-only-gate');
+  const t = useTestBackend(dialect, { plugins: [gate.plugin] });
+
+  it('a BTC key proven by an account that already has another BTC identity: its login is a new identity, prechecked like any other', async () => {
+    const k1 = new BtcKey();
+    const a = await t.client.post('/api/v1/auth/extension', extensionBody(k1, t.clock.now()));
+    expect(a.status, a.text).to.equal(200);
+    const k2 = new BtcKey();
+    const proof = await t.client.post('/api/v1/keys', provenKeyBody({ asset: 'btc', publicKey: k2.publicKeyHex, sign: (m) => k2.signMessage(m) }, a.body.user_id), { token: a.body.access_token });
+    expect(proof.status, proof.text).to.equal(200);
+    // K2's own login cannot adopt A (A has K1's pubkey_hash): it is a new identity.
+    gate.prechecks.length = 0;
+    gate.admits.length = 0;
+    gate.refusePrecheck = true;
+    t.clock.advance(1000);
+    const refused = await t.client.post('/api/v1/auth/extension', extensionBody(k2, t.clock.now()));
+    expect([refused.status, refused.body.error?.code]).to.deep.equal([400, 'precheck_refused']);
+    expect(gate.admits).to.deep.equal([]);
+    expect(await t.backend.db.knex('users').count({ n: '*' }).first()).to.deep.include({ n: dialect === 'postgres' ? '1' : 1 });
   });
 });
