@@ -99,7 +99,7 @@ eachDialect('tips: the one-output migration on a database that already holds dup
     for (const close of closers.splice(0)) await close();
   });
 
-  it('does not fail; the oldest tip keeps the output, later unclaimed duplicates become funding_mismatch, claimed or settled ones keep their state; all are marked, and the worker funds the oldest only', async () => {
+  it('does not fail; a claimed tip, else the oldest, keeps the output; the other unclaimed duplicates become funding_mismatch, claimed or settled ones keep their state; all are marked, and the worker funds the keeper only', async () => {
     const databaseUrl = await freshDatabaseUrl(dialect);
     // The backend as it was before the migration: the tips plugin with its first three migrations.
     const older = await createTestBackend(dialect, { databaseUrl, settings: chains.settings(), plugins: [{ ...tipsPlugin(options), migrations: tipsMigrations.slice(0, 3) }] });
@@ -118,21 +118,29 @@ eachDialect('tips: the one-output migration on a database that already holds dup
     chains.btc.tip = 850_000;
     const txid = chain.put(paying(address), 849_000);
     const btc = { tip_address: address, funding_txid: txid };
+    // A second output, shared by tips of which an older one is still unclaimed and a newer one was claimed.
+    const sweptAddress = tipAddress('btc');
+    const sweptTxid = chain.put(paying(sweptAddress), 849_000);
+    const swept = { tip_address: sweptAddress, funding_txid: sweptTxid };
     const commitment = `09${hex(32)}`;
     const ids = {
       // Made out of order in time: the oldest is not the first inserted.
       keeper: await create(tipBody('btc', btc), '2026-01-01T00:00:01.000Z'),
       later: await create(tipBody('btc', btc), '2026-01-01T00:00:02.000Z'),
       oldest: await create(tipBody('btc', btc), '2026-01-01T00:00:00.000Z'),
-      claimed: await create(tipBody('btc', btc), '2026-01-01T00:00:03.000Z'),
+      settled: await create(tipBody('btc', btc), '2026-01-01T00:00:03.000Z'),
       grinFirst: await create(tipBody('grin', { grin_commitment: commitment }), '2026-01-01T00:00:00.000Z'),
       grinSecond: await create(tipBody('grin', { grin_commitment: commitment }), '2026-01-01T00:00:05.000Z'),
       alone: await create(tipBody('btc'), '2026-01-01T00:00:00.000Z'),
+      unclaimedOlder: await create(tipBody('btc', swept), '2026-01-01T00:00:00.000Z'),
+      claimingNewer: await create(tipBody('btc', swept), '2026-01-01T00:00:04.000Z'),
     };
     const knex = older.backend.db.knex;
     await knex('social_tips').where({ id: ids.keeper }).update({ status: 'pending' });
-    await knex('social_tips').where({ id: ids.claimed }).update({ status: 'claimed' });
+    await knex('social_tips').where({ id: ids.settled }).update({ status: 'clawed_back' });
     await knex('social_tips').where({ id: ids.grinSecond }).update({ status: 'pending' });
+    await knex('social_tips').where({ id: ids.unclaimedOlder }).update({ status: 'pending' });
+    await knex('social_tips').where({ id: ids.claimingNewer }).update({ status: 'claiming' });
     await older.close();
     closers.pop();
 
@@ -145,7 +153,10 @@ eachDialect('tips: the one-output migration on a database that already holds dup
     expect(await after(ids.oldest)).to.deep.equal(['pending_confirmation', false]);
     expect(await after(ids.keeper)).to.deep.equal(['funding_mismatch', true]);
     expect(await after(ids.later)).to.deep.equal(['funding_mismatch', true]);
-    expect(await after(ids.claimed)).to.deep.equal(['claimed', true]);
+    expect(await after(ids.settled)).to.deep.equal(['clawed_back', true]);
+    // Claimed beats older: the older unclaimed tip must not stay claimable on an output a claimer may have swept.
+    expect(await after(ids.claimingNewer)).to.deep.equal(['claiming', false]);
+    expect(await after(ids.unclaimedOlder)).to.deep.equal(['funding_mismatch', true]);
     expect(await after(ids.grinFirst)).to.deep.equal(['pending_confirmation', false]);
     expect(await after(ids.grinSecond)).to.deep.equal(['funding_mismatch', true]);
     expect(await after(ids.alone)).to.deep.equal(['pending_confirmation', false]);

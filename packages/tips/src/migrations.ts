@@ -7,6 +7,10 @@ export const TIP_CLAIMERS_TABLE = 'social_tip_claimers';
 
 /** The tip kept when several hold one funding output: the oldest, then the lowest id. */
 const olderFirst = (a: DuplicateRow, b: DuplicateRow) => String(a.created_at_text).localeCompare(String(b.created_at_text)) || a.id.localeCompare(b.id);
+/** Someone claimed it: its claimer may have swept the output already, so it is the tip the output belongs to. */
+const claimedOnce = (row: DuplicateRow) => row.status === 'claiming' || row.status === 'claimed';
+/** Who keeps a shared output: a claimed holder before any unclaimed one, then the oldest. */
+const keeperFirst = (a: DuplicateRow, b: DuplicateRow) => Number(claimedOnce(b)) - Number(claimedOnce(a)) || olderFirst(a, b);
 
 interface DuplicateRow {
   id: string;
@@ -107,11 +111,12 @@ export const tipsMigrations: readonly PluginMigration[] = [
   },
   {
     // Issue 29 (6): one funding output backs one tip, decided by unique indexes so concurrent
-    // attach-funding calls cannot both win. A database may already hold duplicates: the oldest
-    // tip keeps the output; every later one is marked `funding_duplicate` (left out of the
-    // indexes) and, while nobody has claimed it, becomes `funding_mismatch` (its funding backs
-    // another tip: not claimable, the sender can claw it back). Claimed or settled duplicates
-    // keep their state: the chain has decided those.
+    // attach-funding calls cannot both win. A database may already hold duplicates: a tip
+    // somebody claimed keeps the output (the oldest such), else the oldest tip; every other one
+    // is marked `funding_duplicate` (left out of the indexes) and, while nobody has claimed it,
+    // becomes `funding_mismatch` (its funding backs another tip: not claimable, the sender can
+    // claw it back), so no tip stays claimable on an output another tip's claimer may have
+    // swept. Claimed or settled duplicates keep their state: the chain has decided those.
     id: '004_social_tips_one_tip_per_funding_output',
     async up(trx, dialect) {
       await trx.schema.alterTable(TIPS_TABLE, (t) => {
@@ -124,7 +129,7 @@ export const tipsMigrations: readonly PluginMigration[] = [
       const byOutput = new Map<string, DuplicateRow[]>();
       for (const row of rows) byOutput.set(fundingOutputKey(row), [...(byOutput.get(fundingOutputKey(row)) ?? []), row]);
       for (const holders of byOutput.values()) {
-        for (const later of holders.sort(olderFirst).slice(1)) {
+        for (const later of holders.sort(keeperFirst).slice(1)) {
           const unclaimed = later.status === 'pending_confirmation' || later.status === 'pending';
           await trx(TIPS_TABLE)
             .where({ id: later.id })
