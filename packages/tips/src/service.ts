@@ -157,8 +157,8 @@ export class TipsService {
     const txid = funding.funding_txid.toLowerCase();
     const time = this.db.dialect.time(this.clock.now());
     const work = this.db.transaction(async (trx) => {
-      const current = await this.ownTip(senderId, tipId, trx);
-      if (current.status !== TIP_STATUS.draft) return null;
+      // Only a draft takes a slot; a funded tip is answered below (the transition re-checks the status).
+      if (own.status !== TIP_STATUS.draft) return null;
       await this.reserveUnconfirmed(trx, senderId);
       return this.db.transitionOne<StoredTip>(
         TIPS_TABLE,
@@ -412,8 +412,8 @@ export class TipsService {
   }
 
   /** The sender's own tip, or 404 whether it exists or not. */
-  private async ownTip(senderId: string, tipId: string, executor: Knex = this.db.knex): Promise<StoredTip> {
-    const row = (await executor(TIPS_TABLE).where({ id: tipId.toLowerCase(), sender_user_id: senderId }).first()) as StoredTip | undefined;
+  private async ownTip(senderId: string, tipId: string): Promise<StoredTip> {
+    const row = (await this.db.knex(TIPS_TABLE).where({ id: tipId.toLowerCase(), sender_user_id: senderId }).first()) as StoredTip | undefined;
     if (row === undefined) throw tipErrors.create.tip_not_found();
     return row;
   }

@@ -2,7 +2,7 @@ import { addMs, type Clock } from '../clock/index.js';
 import { newId, type Peppers } from '../crypto/index.js';
 import { coreErrors } from '../errors/index.js';
 import type { Platform, UserAuth } from '../http/index.js';
-import type { Database, Executor, Knex } from '../storage/index.js';
+import { inTransaction, type Database, type Executor, type Knex } from '../storage/index.js';
 import type { NewSession, SessionRepository } from './session-repo.js';
 import type { TokenService } from './tokens.js';
 
@@ -81,11 +81,10 @@ export class SessionService {
    */
   private async guarded<T>(userId: string, executor: Executor, work: (executor: Executor) => Promise<T>): Promise<T> {
     if (this.guards.length === 0) return work(executor);
-    const run = async (trx: Knex.Transaction) => {
+    return inTransaction(executor, async (trx) => {
       for (const guard of this.guards) await guard(userId, trx);
       return work(trx);
-    };
-    return (executor as Knex.Transaction).isTransaction ? run(executor as Knex.Transaction) : executor.transaction(run);
+    });
   }
 
   /** A new session's row and the token pair that stands for it, not yet stored. */

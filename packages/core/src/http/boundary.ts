@@ -83,8 +83,7 @@ export function errorAnswer(err: unknown, state: BoundaryState): ErrorAnswer {
       code: error.code,
       db_code: (error.cause as { code: string }).code,
     });
-  }
-  else {
+  } else {
     // A 409 that a unique index decided says which index (never the value): a conflict from an
     // index the code did not expect to race is a bug to find in the log, not to guess at.
     const violation = uniqueViolationOf(error.cause);

@@ -5,7 +5,7 @@ import type { Clock } from '../clock/index.js';
 import { verifyNip98, NIP98_WINDOW_SEC, type Peppers } from '../crypto/index.js';
 import type { KeyRepository, SubmittedKey } from '../directory/index.js';
 import { API_PREFIX } from '../http/index.js';
-import { isUniqueViolation, type Database, type Knex } from '../storage/index.js';
+import { isUniqueViolation, type Database, type Executor, type Knex } from '../storage/index.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import { btcPrimary, btcSigner } from './btc-identity.js';
 import { identityErrors } from './errors.js';
@@ -13,7 +13,7 @@ import { retryIdentityRace, USERS_NOSTR_PUBKEY } from './identity-race.js';
 import { nostrMergeMessage } from './messages.js';
 import { normaliseKeyList } from './extension-service.js';
 import type { GateInputs, RegistrationAttempt, RegistrationGates } from './gates.js';
-import type { IdentityRepository } from './identity-repo.js';
+import type { IdentityRepository, IdentityRow } from './identity-repo.js';
 import type { LoginEventLog } from './login-events.js';
 import type { SpentProofStore } from './spent-proofs.js';
 
@@ -125,10 +125,8 @@ export class NostrIdentityService {
     // Gates are for new identities: an npub already linked, or an account the wallet proved it
     // holds (with no other npub), registers without them; everything else is prechecked here,
     // outside the transaction, and admitted inside it.
-    const linked = await deps.identities.byNostr(pubkey);
-    const proven = merge === null ? null : await deps.keys.provenOwner(btcPrimary(merge));
-    const joins = proven !== null && (await deps.identities.byId(proven))?.nostr_pubkey === null;
-    if (linked === null && !joins) await deps.gates.precheck(attempt);
+    const { linked, owner } = await this.candidates(pubkey, merge, deps.db.knex);
+    if (linked === null && (owner === null || owner.nostr_pubkey !== null)) await deps.gates.precheck(attempt);
     return retryIdentityRace(
       () =>
         deps.db.transaction(async (trx) => {
@@ -151,13 +149,21 @@ export class NostrIdentityService {
     return bytesToHex(signer);
   }
 
+  /**
+   * The account the npub is linked to, and the account that PROVED the merge proof's key: only
+   * that one is the wallet's; a valid signature by a key no account proved joins nothing (a first
+   * registration may always send one) and goes on as new.
+   */
+  private async candidates(pubkey: string, mergeKey: string | null, executor: Executor): Promise<{ linked: IdentityRow | null; owner: IdentityRow | null }> {
+    const { deps } = this;
+    const linked = await deps.identities.byNostr(pubkey, executor);
+    const ownerId = mergeKey === null ? null : await deps.keys.provenOwner(btcPrimary(mergeKey), executor);
+    return { linked, owner: ownerId === null ? null : await deps.identities.byId(ownerId, executor) };
+  }
+
   private async resolve(trx: Knex.Transaction, pubkey: string, seed: string, mergeKey: string | null, attempt: RegistrationAttempt): Promise<string> {
     const { deps } = this;
-    const linked = await deps.identities.byNostr(pubkey, trx);
-    // Only an account that PROVED the signing key is the wallet's; a valid signature by a key no
-    // account proved joins nothing (a first registration may always send one) and goes on as new.
-    const ownerId = mergeKey === null ? null : await deps.keys.provenOwner(btcPrimary(mergeKey), trx);
-    const owner = ownerId === null ? null : await deps.identities.byId(ownerId, trx);
+    const { linked, owner } = await this.candidates(pubkey, mergeKey, trx);
     if (owner !== null && owner.id !== linked?.id) {
       if (owner.nostr_pubkey !== null) throw identityErrors.create.seed_registered_elsewhere();
       if (linked !== null) throw identityErrors.create.nostr_already_linked();

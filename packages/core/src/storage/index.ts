@@ -16,6 +16,7 @@ export {
 export { connect, parseDatabaseUrl, type Connection, type DatabaseTarget } from './connect.js';
 export { consumeOne, transitionOne, transitionOneAndInsert, insertOrNull, type Executor, type Where } from './conditional.js';
 export { createDatabase, type Database } from './database.js';
+export { inTransaction } from './single-row.js';
 export { isUuid } from './uuid.js';
 export { poolUse, type PoolUse } from './pool-use.js';
 export { runMigrations, appliedMigrations, ledgerIdOf, checkMigrationSets, LEDGER_TABLE, type Migration, type MigrationSet } from './migrator.js';

@@ -4,8 +4,8 @@ import type { Knex } from 'knex';
 export type Executor = Knex | Knex.Transaction;
 
 /** Runs `work` on the caller's transaction, or in one of its own when given the pool. */
-export async function inTransaction<T>(executor: Executor, work: (trx: Executor) => Promise<T>): Promise<T> {
-  return (executor as Knex.Transaction).isTransaction ? work(executor) : executor.transaction(work);
+export async function inTransaction<T>(executor: Executor, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+  return (executor as Knex.Transaction).isTransaction ? work(executor as Knex.Transaction) : executor.transaction(work);
 }
 
 /**
