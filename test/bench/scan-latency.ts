@@ -24,7 +24,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { dirname, resolve } from 'node:path';
-import { monitorEventLoopDelay, performance, type IntervalHistogram } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance, type ELDHistogram } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { hexToBytes } from '@noble/hashes/utils.js';
@@ -219,7 +219,7 @@ export interface ScanLatencyReport {
 const round = (value: number, digits = 2) => Number(value.toFixed(digits));
 const ms = (ns: number) => ns / 1e6;
 
-function delayFigures(histogram: IntervalHistogram): DelayFigures {
+function delayFigures(histogram: ELDHistogram): DelayFigures {
   const raw = { p50: ms(histogram.percentile(50)), p99: ms(histogram.percentile(99)), max: ms(histogram.max) };
   const excess = (value: number) => round(Math.max(0, value - ELD_RESOLUTION_MS));
   return { p50_ms: excess(raw.p50), p99_ms: excess(raw.p99), max_ms: excess(raw.max), raw_p50_ms: round(raw.p50), raw_p99_ms: round(raw.p99), raw_max_ms: round(raw.max) };
