@@ -1,0 +1,87 @@
+#!/usr/bin/env node
+// `npm run release [-- --out <dir>]`: every workspace package as a versioned tarball, ready to
+// install with `npm install ./<tarball>` until the packages are on a registry.
+//
+// 1. Checks the manifests: every workspace carries the root's version, every dependency on another
+//    workspace names exactly that version (a range would let npm mix releases), the package is
+//    publishable (not private, public access for the scope, a `files` list), and its engines
+//    match the root's.
+// 2. Builds the workspace (`tsc -b`).
+// 3. Packs each package into <out> (default ./release), refusing a tarball that would ship a
+//    `.tsbuildinfo` or lacks one of its entry points or bins.
+// 4. Runs `npm publish --dry-run` on each tarball: what a publish would accept, without one.
+// 5. Writes SHA256SUMS and prints the install commands.
+//
+// Plain Node, no dependencies beyond npm and the dev tools the build needs.
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { contentProblems, manifestProblems, readJson, workspaceDirs } from './release/checks.mjs';
+
+const root = fileURLToPath(new URL('../', import.meta.url));
+
+function fail(lines) {
+  process.stderr.write(`release: refused\n${lines.map((line) => `  - ${line}`).join('\n')}\n`);
+  process.exit(1);
+}
+
+function parseArgs(argv) {
+  let out = join(root, 'release');
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === '--out' && argv[i + 1] !== undefined) out = resolve(argv[++i]);
+    else if (argv[i] === '--help' || argv[i] === '-h') {
+      process.stdout.write('usage: npm run release [-- --out <dir>]\n');
+      process.exit(0);
+    } else fail([`unknown argument ${argv[i]}`]);
+  }
+  return { out };
+}
+
+function run(command, args, options = {}) {
+  const result = spawnSync(command, args, { cwd: root, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, ...options });
+  if (result.status !== 0) {
+    process.stderr.write(result.stdout ?? '');
+    process.stderr.write(result.stderr ?? '');
+    fail([`${command} ${args.join(' ')} exited with ${result.status ?? result.signal}`]);
+  }
+  return result.stdout;
+}
+
+const { out } = parseArgs(process.argv.slice(2));
+const rootManifest = readJson(join(root, 'package.json'));
+const packages = workspaceDirs(root, rootManifest).map((dir) => ({ dir, manifest: readJson(join(dir, 'package.json')) }));
+
+process.stderr.write(`release ${rootManifest.version}: ${packages.length} packages, checking manifests\n`);
+const problems = manifestProblems(root, rootManifest, packages);
+if (problems.length > 0) fail(problems);
+
+process.stderr.write('release: building (tsc -b)\n');
+run(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-b']);
+
+rmSync(out, { recursive: true, force: true });
+mkdirSync(out, { recursive: true });
+const tarballs = [];
+for (const { dir, manifest } of packages) {
+  const where = relative(root, dir);
+  process.stderr.write(`release: packing ${manifest.name} (${where})\n`);
+  const [packed] = JSON.parse(run('npm', ['pack', '--json', '--ignore-scripts', '--workspace', where, '--pack-destination', out]));
+  const found = contentProblems(manifest, packed.files);
+  if (found.length > 0) fail(found);
+  const file = join(out, packed.filename);
+  process.stderr.write(`release: npm publish --dry-run ${packed.filename}\n`);
+  const dry = spawnSync('npm', ['publish', '--dry-run', '--ignore-scripts', file], { cwd: out, encoding: 'utf8' });
+  if (dry.status !== 0) fail([`npm publish --dry-run ${packed.filename} failed:\n${dry.stderr}`]);
+  const sha256 = createHash('sha256').update(readFileSync(file)).digest('hex');
+  tarballs.push({ name: manifest.name, file: packed.filename, size: packed.size, files: packed.entryCount, sha256 });
+}
+
+writeFileSync(join(out, 'SHA256SUMS'), tarballs.map(({ sha256, file }) => `${sha256}  ${file}\n`).join(''));
+writeFileSync(join(out, 'release.json'), `${JSON.stringify({ version: rootManifest.version, packages: tarballs }, null, 2)}\n`);
+
+for (const { name, file, size, files } of tarballs) {
+  process.stdout.write(`${name.padEnd(26)} ${file.padEnd(40)} ${(size / 1024).toFixed(1).padStart(7)} kB  ${String(files).padStart(4)} files\n`);
+}
+process.stdout.write(`\n${tarballs.length} tarballs in ${relative(process.cwd(), out) || '.'} (SHA256SUMS, release.json). Install into an app with, for example:\n`);
+process.stdout.write(`  npm install ${tarballs.filter(({ name }) => name === '@wallet/backend-core').map(({ file }) => join(out, file)).join(' ')} better-sqlite3\n`);
