@@ -139,6 +139,8 @@ describe('@wallet/backend-core tarball', function () {
     const booted = run('node', ['boot.mjs', JSON.stringify(TEST_SECRETS)], project);
     const line = booted.output.split('\n').find((l) => l.startsWith('RESULT '));
     expect(line, booted.output).to.be.a('string');
+    // Only the BootErrors: knex's own log of the failed driver load (with its stack) stays out.
+    expect(booted.output.trim().split('\n'), booted.output).to.deep.equal([line]);
     const result = JSON.parse(line!.slice('RESULT '.length)) as Record<string, { name?: string; problems?: string[] }>;
     expect(result['sqlite::memory:']?.name, booted.output).to.equal('BootError');
     expect(result['sqlite::memory:']?.problems?.join('\n')).to.include('npm install better-sqlite3');

@@ -122,19 +122,38 @@ export function knexLog(logger: Logger, ignore: (message: unknown) => boolean = 
 }
 
 /** A knex instance for DATABASE_URL; knex's own messages go to `logger` (JSON lines on stdout by default). */
-export function connect(databaseUrl: string, poolMax?: number, logger?: Logger): Connection {
-  const target = parseDatabaseUrl(databaseUrl, poolMax, logger);
+export function connect(databaseUrl: string, poolMax?: number, logger: Logger = createJsonLogger()): Connection {
+  // knex logs a driver it cannot load, with the stack, and then throws the same message: the
+  // error lines logged while the instance is built wait for the verdict, so a missing driver is
+  // only the BootError below and any other failure keeps its line.
+  const held: (() => void)[] = [];
+  let building = true;
+  const holding: Logger = {
+    debug: (message, fields) => logger.debug(message, fields),
+    info: (message, fields) => logger.info(message, fields),
+    warn: (message, fields) => logger.warn(message, fields),
+    error: (message, fields) => {
+      if (building) held.push(() => logger.error(message, fields));
+      else logger.error(message, fields);
+    },
+    child: (bindings) => logger.child(bindings),
+  };
+  const target = parseDatabaseUrl(databaseUrl, poolMax, holding);
   let knex: Knex;
   try {
     knex = knexFactory(target.knexConfig);
   } catch (err) {
+    building = false;
     // knex loads the driver only for the dialect in use; the drivers are optional peer
     // dependencies, so a host that installed only the other one lands here.
     const driver = target.knexConfig.client as string;
     if (err instanceof Error && err.message.includes(`Cannot find module '${driver}'`)) {
       throw new BootError([`DATABASE_URL is a ${target.kind} database (${target.description}) but its driver is not installed: run \`npm install ${driver}\``]);
     }
+    for (const line of held) line();
     throw err;
   }
+  building = false;
+  for (const line of held) line();
   return { knex, dialect: dialectFor(target.kind), description: target.description };
 }
