@@ -7,12 +7,15 @@
 #             no npm run at start; runs as the unprivileged `node` user.
 #
 #   docker build -t wallet-backend .
-#   docker run --env-file deploy/wallet.env -p 127.0.0.1:8080:8080 wallet-backend
+#   docker compose up -d   (compose.yaml: Postgres, Docker secrets, limits)
 #
 # See docs/operators.md ("Docker"). This file is linted by test/examples/deploy-artifacts.test.ts;
 # the project's CI does not build the image (no Docker engine there).
 
-ARG NODE_IMAGE=node:20-bookworm-slim
+# Node 24 (package.json's engines), pinned to the release the suite runs on. Tag only: no registry
+# was reachable where this was written to resolve its digest; pin `@sha256:…` after `docker pull`
+# for bit-for-bit rebuilds.
+ARG NODE_IMAGE=node:24.21.0-bookworm-slim
 
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
@@ -82,5 +85,7 @@ HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
 # Node runs as PID 1 and handles SIGTERM itself: it drains requests, stops the scheduler and
 # exits 0 (give it `stop_grace_period: 30s`). It starts no child processes to reap.
 STOPSIGNAL SIGTERM
-# The heap flags are the ones `npm run start:prod` uses (docs/operators.md, "Memory").
+# The heap flags are the ones `npm run start:prod` uses (docs/operators.md, "Memory"). Node is
+# started directly, not through `npm run start:prod`: npm would add a process of about 56 MB and
+# stand between Docker's SIGTERM and the server.
 CMD ["node", "--max-old-space-size=256", "--max-semi-space-size=8", "examples/server/dist/main.js"]

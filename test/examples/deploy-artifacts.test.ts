@@ -74,7 +74,7 @@ describe('Dockerfile (linted; the image is not built here: no Docker engine)', (
     expect(stages.map((s) => s.name)).to.deep.equal(['build', 'runtime']);
     expect(build.image).to.equal(runtime.image);
     const base = args.find((a) => a.keyword === 'ARG' && a.args.startsWith(`${build.image.replace(/^\$\{(\w+)\}$/, '$1')}=`));
-    expect(base?.args, 'the base image is an ARG with a node:20 default (engines: >=20.19)').to.match(/=node:20[\w.-]*$/);
+    expect(base?.args, 'the base image is an ARG pinned to an exact Node 24 release (engines: ^24.11.0)').to.match(/=node:24\.\d+\.\d+-[\w.-]+$/);
   });
 
   it('builds with every dependency, then prunes to the production ones', () => {
@@ -147,12 +147,22 @@ describe('Dockerfile (linted; the image is not built here: no Docker engine)', (
   });
 });
 
+/** The block of a top-level service in compose.yaml: its lines up to the next service or top-level key. */
+function composeService(compose: string, name: string): string {
+  const match = new RegExp(`^ {2}${name}:\n((?: {4}.*\n|\\s*\n)*)`, 'm').exec(compose);
+  expect(match, `service ${name}`).to.not.equal(null);
+  return match![1]!;
+}
+
+/** The backend's secrets: each given as NAME_FILE from a Docker secret, none as an environment value. */
+const BACKEND_SECRETS = ['DATABASE_URL', 'JWT_SECRET', 'PEPPER_SECRET', 'IP_HASH_SALT', 'ADMIN_KEY_INTEGRITY_SECRET', 'ADMIN_SESSION_SECRET'];
+
 describe('compose.yaml', () => {
   const compose = read('compose.yaml');
 
   it('runs the backend after a healthy Postgres, with a volume, a Docker secret and an env file kept out of git', () => {
     expect(compose).to.match(/^ {2}db:\n/m).and.match(/^ {2}backend:\n/m);
-    expect(compose).to.match(/image: postgres:\d+/);
+    expect(compose, 'the Postgres image is pinned to a minor release').to.match(/image: postgres:\d+\.\d+-\w+/);
     expect(compose).to.include('pg_isready');
     expect(compose).to.match(/- pgdata:\/var\/lib\/postgresql\/data/).and.match(/^volumes:\n {2}pgdata:/m);
     expect(compose).to.include('POSTGRES_PASSWORD_FILE: /run/secrets/postgres_password');
@@ -166,10 +176,41 @@ describe('compose.yaml', () => {
     expect(ignored.stdout.trim().split('\n')).to.have.length(2);
   });
 
-  it('the env example names every variable production requires', () => {
+  it('gives the backend every secret, DATABASE_URL included, as a Docker secret file, never as an environment value', () => {
+    const backend = composeService(compose, 'backend');
+    const secretNames = BACKEND_SECRETS.map((name) => name.toLowerCase());
+    for (const [index, name] of BACKEND_SECRETS.entries()) {
+      const file = secretNames[index]!;
+      expect(backend, `${name}_FILE`).to.include(`${name}_FILE: /run/secrets/${file}\n`);
+      expect(backend, `the backend mounts ${file}`).to.match(new RegExp(`^ {6}- ${file}$`, 'm'));
+      expect(compose, `the ${file} secret's file`).to.match(new RegExp(`^ {2}${file}:\n {4}file: deploy/secrets/${file}$`, 'm'));
+      expect(backend, `${name} itself is not in the environment`).to.not.match(new RegExp(`^ +${name}:`, 'm'));
+      const ignored = spawnSync('git', ['check-ignore', '-q', `deploy/secrets/${file}`], { cwd: REPO_ROOT });
+      expect(ignored.status, `deploy/secrets/${file} is git-ignored`).to.equal(0);
+    }
+  });
+
+  it('bounds memory, processes and logs of both containers', () => {
+    for (const name of ['db', 'backend']) {
+      const service = composeService(compose, name);
+      expect(service, `${name} mem_limit`).to.match(/^ {4}mem_limit: \d+[mg]$/m);
+      expect(Number(/^ {4}pids_limit: (\d+)$/m.exec(service)?.[1]), `${name} pids_limit`).to.be.within(20, 1000);
+      expect(service, `${name} logging`).to.match(/^ {4}logging: \*logging$/m);
+    }
+    const anchor = /^x-logging: &logging\n((?: {2}.*\n)+)/m.exec(compose)?.[1];
+    expect(anchor, 'the logging anchor').to.be.a('string');
+    expect(anchor).to.match(/driver: json-file/).and.match(/max-size: "\d+m"/).and.match(/max-file: "\d+"/);
+    const backendMemory = /^ {4}mem_limit: (\d+)m$/m.exec(composeService(compose, 'backend'))?.[1];
+    expect(Number(backendMemory), 'room above the 256 MB heap cap').to.be.at.least(384);
+  });
+
+  it('the env example names every variable production requires, and sets no secret compose gives as a file', () => {
     const example = read('deploy/wallet.env.example');
-    for (const name of ['NODE_ENV', 'PUBLIC_API_URL', 'JWT_SECRET', 'PEPPER_SECRET', 'IP_HASH_SALT', 'ADMIN_KEY_INTEGRITY_SECRET', 'ADMIN_SESSION_SECRET', 'DATABASE_URL']) {
-      expect(example, name).to.match(new RegExp(`^${name}=`, 'm'));
+    for (const name of ['NODE_ENV', 'PUBLIC_API_URL']) expect(example, name).to.match(new RegExp(`^${name}=`, 'm'));
+    for (const name of BACKEND_SECRETS) {
+      expect(example, `${name} is named, commented out`).to.match(new RegExp(`^#${name}=`, 'm'));
+      // Set in the env file AND as NAME_FILE by compose, the start would be refused.
+      expect(example, `${name} is not set`).to.not.match(new RegExp(`^${name}(_FILE)?=`, 'm'));
     }
   });
 });
@@ -183,6 +224,9 @@ describe('systemd unit (deploy/wallet-backend.service)', () => {
       'User=wallet-backend',
       'EnvironmentFile=/etc/wallet-backend/wallet.env',
       `ExecStart=/usr/bin/node ${serverNodeFlags().join(' ')} /opt/wallet-backend/examples/server/dist/main.js`,
+      // The start job ends after the migrations: `systemctl start` returns with the schema current.
+      'Type=exec',
+      'ExecStartPre=/usr/bin/node /opt/wallet-backend/examples/cli/dist/main.js migrate',
       'Restart=on-failure',
       'KillSignal=SIGTERM',
       'NoNewPrivileges=yes',
@@ -201,6 +245,13 @@ describe('systemd unit (deploy/wallet-backend.service)', () => {
     expect(Number(/^TimeoutStopSec=(\d+)s$/m.exec(unit)?.[1])).to.be.at.least(25);
   });
 
+  it('bounds memory and tasks', () => {
+    const megabytes = (key: string) => Number(new RegExp(`^${key}=(\\d+)M$`, 'm').exec(unit)?.[1]);
+    expect(megabytes('MemoryMax'), 'MemoryMax above the 256 MB heap cap').to.be.within(384, 2048);
+    expect(megabytes('MemoryHigh'), 'MemoryHigh below MemoryMax').to.be.below(megabytes('MemoryMax'));
+    expect(Number(/^TasksMax=(\d+)$/m.exec(unit)?.[1]), 'TasksMax').to.be.within(20, 1000);
+  });
+
   const analyze = spawnSync('systemd-analyze', ['--version'], { encoding: 'utf8' });
   const installed = analyze.status === 0;
 
@@ -215,7 +266,7 @@ describe('systemd unit (deploy/wallet-backend.service)', () => {
       // verify checks that ExecStart's program exists: use this machine's node if it lives elsewhere.
       if (!existsSync('/usr/bin/node')) {
         console.log(`      /usr/bin/node absent: verifying with ExecStart=${process.execPath}`);
-        text = text.replace('ExecStart=/usr/bin/node ', `ExecStart=${process.execPath} `);
+        text = text.replace(/^(ExecStart(?:Pre)?)=\/usr\/bin\/node /gm, `$1=${process.execPath} `);
       }
       const path = join(dir, 'wallet-backend.service');
       writeFileSync(path, text);
