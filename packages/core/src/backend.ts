@@ -33,7 +33,7 @@ import {
 import { createJsonLogger, type Logger } from './logger/index.js';
 import { createPrometheusMetrics, instrumentUpstream, noMetrics, parseListenAddress, startMetricsListener, type MetricsListener, type PrometheusMetrics } from './metrics/index.js';
 import { BootError, checkPluginSet, RouteRegistry, type PaymentProcessor, type PluginContext, type PublicSettings, type WalletPlugin } from './plugin/index.js';
-import { GreenfieldClient } from './processor/index.js';
+import { GreenfieldClient, type ProcessorCheck } from './processor/index.js';
 import { LeaseRepository, Scheduler } from './scheduler/index.js';
 import { systemPlugin } from './system/index.js';
 import { UserRepository } from './users/index.js';
@@ -96,6 +96,12 @@ export interface WalletBackend {
   readonly logger: Logger;
   /** The Prometheus series when METRICS_LISTEN is set (served there by `start()`); null when metrics are off. */
   readonly metrics: MetricsExposition | null;
+  /**
+   * Asks the configured BTCPay Server whether its URL, store and key can create and read
+   * invoices (one line per problem, never the key); null when no processor is configured. The
+   * calls are not counted in the metrics.
+   */
+  checkProcessor(): Promise<ProcessorCheck | null>;
 }
 
 const DRAIN_TIMEOUT_MS = 10_000;
@@ -166,8 +172,9 @@ export async function createWalletBackend(config: WalletBackendConfig): Promise<
   const metrics = metricsAddress === null ? null : createPrometheusMetrics({ pool: () => poolUse(connection.knex) });
   late.metrics = metrics ?? undefined;
   const recorder = metrics?.recorder ?? null;
+  let greenfield: GreenfieldClient | null = null;
   if (settings.btcpayUrl !== undefined && settings.btcpayStoreId !== undefined && settings.btcpayApiKey !== undefined) {
-    const processor = new GreenfieldClient({ url: settings.btcpayUrl, storeId: settings.btcpayStoreId, apiKey: settings.btcpayApiKey, timeoutMs: settings.upstreamTimeoutMs });
+    const processor = (greenfield = new GreenfieldClient({ url: settings.btcpayUrl, storeId: settings.btcpayStoreId, apiKey: settings.btcpayApiKey, timeoutMs: settings.upstreamTimeoutMs }));
     late.processor = instrumentUpstream(processor, { chain: 'none', upstream: 'btcpay' }, recorder);
   }
   // Everything that can refuse the configuration happens before the pool exists.
@@ -392,6 +399,7 @@ export async function createWalletBackend(config: WalletBackendConfig): Promise<
     setup,
     logger,
     metrics: metrics === null ? null : { contentType: metrics.contentType, render: () => metrics.render() },
+    checkProcessor: async () => (greenfield === null ? null : greenfield.check()),
   };
 }
 

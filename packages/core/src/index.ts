@@ -5,7 +5,7 @@
 export { createWalletBackend, type WalletBackend, type WalletBackendConfig, type StartOptions, type StartResult, type MetricsExposition } from './backend.js';
 export { BootError, type WalletPlugin, type PluginContext, type PluginMigration, type PublicSettings, type ChainAccess, type UtxoChainReader, type UtxoReceipt, type UtxoSpend, type GrinChainReader, type CryptonoteChainReader, type PaymentProcessor } from './plugin/index.js';
 export { validateSettings, envNameOf, settingsSchema, type Settings, type SettingsInput, type SettingsVerdict } from './config/index.js';
-export { WalletError, defineErrors, coreErrors, type ErrorSpec, type ErrorCatalogue, type ErrorDetail } from './errors/index.js';
+export { WalletError, defineErrors, coreErrors, UpstreamFailure, type ErrorSpec, type ErrorCatalogue, type ErrorDetail } from './errors/index.js';
 export {
   defineRoute,
   MemoryRateLimitStore,
@@ -54,7 +54,7 @@ export { identityErrors, extensionLoginMessage, keyRotationMessage, websiteChall
 export { directoryErrors, RESERVED_USERNAMES, type UserKeyInfo } from './directory/index.js';
 export { gateErrors, InviteStore } from './gates/index.js';
 export { chainErrors } from './chains/index.js';
-export { processorErrors, GreenfieldClient, type ProcessorInvoice, type InvoiceStatus, type CreateInvoiceInput } from './processor/index.js';
+export { processorErrors, GreenfieldClient, missingInvoicePermissions, type ProcessorInvoice, type InvoiceStatus, type CreateInvoiceInput, type ProcessorCheck, type ProcessorFailureReason } from './processor/index.js';
 export type { ChallengeStore, IssuedChallenge } from './challenges/index.js';
 export { ASSETS, isAsset, isReceivingAddress, type AddressAsset, type Asset, type ChainRegistry, type HeightSource, type Heights, type ChainNetwork } from './chains/index.js';
 export type { Scheduler, Task, TaskContext, TaskOptions } from './scheduler/index.js';

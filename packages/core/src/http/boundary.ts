@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Context, Next } from 'koa';
-import { coreErrors, isWalletError, type WalletError } from '../errors/index.js';
+import { coreErrors, isUpstreamFailure, isWalletError, type WalletError } from '../errors/index.js';
 import { describeError, type Logger } from '../logger/index.js';
 import { noMetrics, type MetricsRecorder } from '../metrics/index.js';
 import { isRefusedValue, isUniqueViolation, uniqueViolationOf } from '../storage/index.js';
@@ -77,7 +77,19 @@ export interface ErrorAnswer {
 
 export function errorAnswer(err: unknown, state: BoundaryState): ErrorAnswer {
   const error = toWalletError(err);
-  if (error.status >= 500) state.logger.error('request failed', { code: error.code, ...describeError(error.cause ?? err) });
+  const upstream = error.status >= 500 && isUpstreamFailure(error.cause) ? error.cause : null;
+  if (upstream !== null) {
+    // An upstream that is down or misconfigured is expected and retryable: a warning naming why
+    // (a wrong key is not an outage), with no stack, which would only point at our client.
+    const { status, upstreamCode } = upstream.detail;
+    state.logger.warn('upstream unavailable', {
+      code: error.code,
+      upstream: upstream.upstream,
+      reason: upstream.reason,
+      ...(status === undefined ? {} : { upstream_status: status }),
+      ...(upstreamCode === undefined ? {} : { upstream_code: upstreamCode }),
+    });
+  } else if (error.status >= 500) state.logger.error('request failed', { code: error.code, ...describeError(error.cause ?? err) });
   else if (isRefusedValue(error.cause)) {
     state.logger.warn('the database refused a request value that validation let through; refuse it in the route schema', {
       code: error.code,
@@ -129,7 +141,8 @@ export function endRequest(
  * The same moment reports the request to the metrics, labelled with the route TEMPLATE a route
  * recorded (`/api/v1/users/{user_id}/keys`), never the path, so no id reaches a label.
  *
- * Only a 5xx is logged at error level, with its stack. A client that went away mid-request is
+ * Only a 5xx is logged at error level, with its stack; a 503 whose cause is an UpstreamFailure
+ * is logged at warn with the upstream and the reason instead. A client that went away mid-request is
  * 499 `client_closed` in the request line and nothing more: it must not trip 5xx alerting.
  */
 export function requestBoundary(baseLogger: Logger, metrics: MetricsRecorder = noMetrics) {

@@ -44,8 +44,8 @@ export function createPrometheusMetrics(options: { pool: () => PoolUse | null })
   });
   const upstreamFailures = new Counter({
     name: 'wallet_upstream_failures_total',
-    help: 'Upstream calls that failed, timed out or could not connect, by chain, upstream and operation.',
-    labelNames: ['chain', 'upstream', 'operation'] as const,
+    help: 'Upstream calls that failed, timed out or could not connect, by chain, upstream, operation and reason (unclassified when the client cannot tell).',
+    labelNames: ['chain', 'upstream', 'operation', 'reason'] as const,
     registers: [registry],
   });
   const taskRuns = new Counter({
@@ -90,9 +90,9 @@ export function createPrometheusMetrics(options: { pool: () => PoolUse | null })
       requests.inc(labels);
       requestSeconds.observe(labels, seconds);
     },
-    upstream(labels: UpstreamLabels, operation: string, outcome: UpstreamOutcome, seconds: number) {
+    upstream(labels: UpstreamLabels, operation: string, outcome: UpstreamOutcome, seconds: number, reason?: string) {
       upstreamSeconds.observe({ ...labels, operation, outcome }, seconds);
-      if (outcome === 'error') upstreamFailures.inc({ ...labels, operation });
+      if (outcome === 'error') upstreamFailures.inc({ ...labels, operation, reason: reason ?? 'unclassified' });
     },
     task(name: string, outcome: TaskOutcome, seconds: number) {
       taskRuns.inc({ task: name, outcome });

@@ -6,8 +6,11 @@
 export interface MetricsRecorder {
   /** One finished HTTP request. `route` is the declared template, or `unmatched`. */
   request(method: string, route: string, status: number, seconds: number): void;
-  /** One call to an upstream (chain node, indexer, light-wallet server, price feed, payment processor). */
-  upstream(labels: UpstreamLabels, operation: string, outcome: UpstreamOutcome, seconds: number): void;
+  /**
+   * One call to an upstream (chain node, indexer, light-wallet server, price feed, payment processor).
+   * `reason`: why an `error` failed, when the client could tell (an UpstreamFailure's reason).
+   */
+  upstream(labels: UpstreamLabels, operation: string, outcome: UpstreamOutcome, seconds: number, reason?: string): void;
   /** One scheduler run attempt. */
   task(name: string, outcome: TaskOutcome, seconds: number): void;
 }

@@ -1,4 +1,4 @@
-import { isWalletError } from '../errors/index.js';
+import { isUpstreamFailure, isWalletError } from '../errors/index.js';
 import type { MetricsRecorder, UpstreamLabels, UpstreamOutcome } from './recorder.js';
 
 /** Methods that manage the client itself rather than call the upstream. */
@@ -6,6 +6,11 @@ const NOT_CALLS = new Set<PropertyKey>(['constructor', 'close']);
 
 function outcomeOf(err: unknown): UpstreamOutcome {
   return isWalletError(err) && err.status < 500 ? 'refused' : 'error';
+}
+
+/** The reason a client recorded on its failure (a bad key is not an outage); none when it could not tell. */
+function reasonOf(err: unknown): string | undefined {
+  return isWalletError(err) && isUpstreamFailure(err.cause) ? err.cause.reason : undefined;
 }
 
 /**
@@ -30,7 +35,7 @@ export function instrumentUpstream<T extends object>(client: T, labels: Upstream
             return answer;
           },
           (err: unknown) => {
-            recorder.upstream(labels, property, outcomeOf(err), (performance.now() - started) / 1000);
+            recorder.upstream(labels, property, outcomeOf(err), (performance.now() - started) / 1000, reasonOf(err));
             throw err;
           },
         );

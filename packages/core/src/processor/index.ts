@@ -1,2 +1,11 @@
 export { processorErrors } from './errors.js';
-export { GreenfieldClient, type ProcessorInvoice, type InvoiceStatus, type CreateInvoiceInput, type GreenfieldOptions } from './greenfield.js';
+export {
+  GreenfieldClient,
+  missingInvoicePermissions,
+  type ProcessorInvoice,
+  type InvoiceStatus,
+  type CreateInvoiceInput,
+  type GreenfieldOptions,
+  type ProcessorCheck,
+  type ProcessorFailureReason,
+} from './greenfield.js';
