@@ -117,8 +117,21 @@ function publicSettings(settings: Settings): PublicSettings {
  * routes. Nothing listens and nothing is migrated until `migrate()` / `start()`.
  *
  * @example
- * const backend = await createWalletBackend({ publicApiUrl, databaseUrl, jwtSecret, pepperSecret, ipHashSalt });
+ * import http from 'node:http';
+ * import { createWalletBackend } from '@wallet/backend-core';
+ *
+ * const env = (name: string) => process.env[name] ?? '';
+ * const backend = await createWalletBackend({
+ *   publicApiUrl: 'https://wallet.example.com',
+ *   databaseUrl: env('DATABASE_URL'),
+ *   jwtSecret: env('JWT_SECRET'),
+ *   pepperSecret: env('PEPPER_SECRET'),
+ *   ipHashSalt: env('IP_HASH_SALT'),
+ *   adminKeyIntegritySecret: env('ADMIN_KEY_INTEGRITY_SECRET'),
+ *   adminSessionSecret: env('ADMIN_SESSION_SECRET'),
+ * });
  * await backend.migrate();
+ * await backend.start(); // the scheduler; start({ port }) would listen too
  * http.createServer(backend.callback()).listen(8080);
  */
 export async function createWalletBackend(config: WalletBackendConfig): Promise<WalletBackend> {
