@@ -65,6 +65,8 @@ export class GreenfieldFake extends HttpFake {
   constructor(private readonly now: () => Date = () => new Date()) {
     super();
     this.route('GET /api/v1/api-keys/current', (req) => (this.authorised(req) ? { status: 200, json: { apiKey: FAKE_API_KEY, label: 'wallet backend', permissions: this.permissions } } : UNAUTHENTICATED));
+    // Invoice creation has a route of its own so tests can wrap it (hold a creation at the processor).
+    this.route(`POST /api/v1/stores/${FAKE_STORE_ID}/invoices`, (req, body) => this.storeRoute(req, body));
     this.fallback = (req, body) => this.storeRoute(req, body);
   }
 

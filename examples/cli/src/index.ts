@@ -13,6 +13,7 @@ import { CliFailure, ExitCode, processIo, type CliIo } from './io.js';
 export { CliFailure, ExitCode, type CliIo } from './io.js';
 export type { AdminKeyJson } from './commands/admin.js';
 export type { AuditVerifyJson } from './commands/audit.js';
+export type { ConfigCheckJson } from './commands/config-check.js';
 export type { MintInviteJson } from './commands/mint-invite.js';
 export type { SetupStatusJson } from './commands/setup.js';
 
@@ -86,8 +87,9 @@ export function buildProgram(io: CliIo, run: (work: () => Promise<void>) => void
   const config = program.command('config').description('configuration tools');
   config
     .command('check')
-    .description('validate the configuration the server would start with, listing every problem')
-    .action(() => run(() => configCheckCommand(io)));
+    .description('validate the configuration the server would start with, listing every problem; ask BTCPay (when configured) whether its URL, store and key can create and view invoices')
+    .option(...JSON_FLAG)
+    .action((options: { json?: boolean }) => run(() => configCheckCommand(io, options)));
 
   return program;
 }

@@ -126,6 +126,9 @@ export async function startServer(env: Env, options: StartServerOptions = {}): P
       if (listening) logger.info('stopped', { ms: Date.now() - started });
     })());
   try {
+    // Asked while the database migrates; a finding is a warning, never fatal: BTCPay may come up
+    // later, and only payments depend on it.
+    const btcpayCheck = backend.checkProcessor();
     const applied = await backend.migrate();
     if (applied.length > 0) logger.info('database migrated', { applied: applied.length });
     // No port: the backend checks the setup latch and starts its scheduler; this server listens.
@@ -143,6 +146,8 @@ export async function startServer(env: Env, options: StartServerOptions = {}): P
       ...(config.cors ? { cors_origins: config.cors.origins } : {}),
       ...(metricsUrl ? { metrics: metricsUrl } : {}),
     });
+    const btcpay = await btcpayCheck;
+    for (const problem of btcpay?.problems ?? []) logger.warn('btcpay check failed; payments will answer 503 until it is fixed', { problem });
     return { backend, url, close };
   } catch (err) {
     // A refused start is reported by the caller as a list; anything else is logged here, as JSON.
