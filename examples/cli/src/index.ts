@@ -4,6 +4,7 @@ import { WalletError } from '@wallet/backend-core';
 import { databaseUnreachable, isConnectionError } from './backend.js';
 import { adminListCommand, adminRevokeCommand } from './commands/admin.js';
 import { auditVerifyCommand } from './commands/audit.js';
+import { backupCommand, backupVerifyCommand, restoreCommand } from './commands/backup.js';
 import { configCheckCommand } from './commands/config-check.js';
 import { migrateCommand } from './commands/migrate.js';
 import { mintInviteCommand, type MintInviteOptions } from './commands/mint-invite.js';
@@ -14,6 +15,7 @@ export { CliFailure, ExitCode, type CliIo } from './io.js';
 export type { AdminKeyJson } from './commands/admin.js';
 export type { AuditVerifyJson } from './commands/audit.js';
 export type { ConfigCheckJson } from './commands/config-check.js';
+export type { BackupJson, BackupVerifyJson, RestoreJson } from './commands/backup.js';
 export type { MintInviteJson } from './commands/mint-invite.js';
 export type { SetupStatusJson } from './commands/setup.js';
 
@@ -71,6 +73,29 @@ export function buildProgram(io: CliIo, run: (work: () => Promise<void>) => void
     .description('walk the hash chain and report the first broken link (exit 1)')
     .option(...JSON_FLAG)
     .action((options: { json?: boolean }) => run(() => auditVerifyCommand(io, options)));
+
+  const backup = program
+    .command('backup')
+    .description('write a consistent backup of the database to <file> while the server runs (SQLite: VACUUM INTO; Postgres: pg_dump)')
+    .argument('<file>', 'the backup file to write (mode 0600)')
+    .option('--force', 'overwrite <file> if it exists')
+    .option(...JSON_FLAG)
+    .action((file: string, options: { force?: boolean; json?: boolean }) => run(() => backupCommand(io, file, options)));
+  backup
+    .command('verify')
+    .description('check a backup file: integrity, migrations this version knows, the audit chain (SQLite); the archive and its migrations (pg_dump)')
+    .argument('<file>', 'the backup file')
+    .option(...JSON_FLAG)
+    // `backup verify <file> --json`: commander gives --json to `backup`, which declares it too.
+    .action((file: string, options: { json?: boolean }) => run(() => backupVerifyCommand(io, file, { json: options.json === true || backup.opts<{ json?: boolean }>().json === true })));
+
+  program
+    .command('restore')
+    .description('restore a backup into the (empty) database at DATABASE_URL, then verify its audit chain; stop the server first')
+    .argument('<file>', 'a file written by `backup`')
+    .option('--force', 'replace the contents of a database that is not empty')
+    .option(...JSON_FLAG)
+    .action((file: string, options: { force?: boolean; json?: boolean }) => run(() => restoreCommand(io, file, options)));
 
   const admin = program.command('admin').description('admin keys');
   admin
