@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', 'coverage/**', 'node_modules/**', 'data/**', '.stryker-tmp/**', 'reports/**', 'eslint.config.js'] },
+  { ignores: ['**/dist/**', 'coverage/**', 'node_modules/**', 'data/**', '.stryker-tmp/**', 'reports/**', '.node/**', 'release/**', 'eslint.config.js'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -140,9 +140,12 @@ describe('npm run release: versioned tarballs of every workspace package', funct
     mkdirSync(app);
     writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'release-consumer', private: true, type: 'module' }));
     const tarballs = released.packages.map(({ file }) => join(out, file));
-    const installed = run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', ...tarballs, `better-sqlite3@${versionOf('better-sqlite3')}`, `pg@${versionOf('pg')}`], app);
+    const installed = run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--@wallet:registry=http://127.0.0.1:9/', '--fetch-retries=0', ...tarballs, `better-sqlite3@${versionOf('better-sqlite3')}`, `pg@${versionOf('pg')}`], app);
     expect(installed.status, installed.output).to.equal(0);
-    // Nothing of this repository is on the app's resolution path: the packages are the installed copies.
+    // The install above could not take an @wallet name from any registry (the scope's registry is a
+    // closed port: npm does look up a dependency among the tarballs when it meets it before the
+    // tarball, fails, and takes the tarball), and nothing of this repository is on the app's
+    // resolution path.
     const resolved = run(process.execPath, ['-e', "console.log(require.resolve('@wallet/backend-core'))"], app);
     expect(resolved.output).to.include(join(app, 'node_modules', '@wallet', 'backend-core'));
 
