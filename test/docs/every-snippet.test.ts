@@ -192,7 +192,7 @@ function typeErrors(files: string[]): Map<string, string[]> {
   return errors;
 }
 
-async function runProgram(path: string): Promise<void> {
+async function runProgram(path: string, body: string): Promise<void> {
   const resultFile = `${path}.result.json`;
   const dir = join(path, '..');
   let output = '';
@@ -210,6 +210,7 @@ async function runProgram(path: string): Promise<void> {
     throw new Error(`${failed.killed === true ? `did not finish within ${RUN_TIMEOUT_MS} ms` : 'failed'}:\n${tail}`);
   }
   const { probes } = JSON.parse(readFileSync(resultFile, 'utf8')) as { probes: Array<{ status: number }> };
+  if (/\.listen\(|start\(\{\s*port/.test(body) && !body.includes('.close()')) expect(probes, 'the snippet listens, so a server must be left to probe').to.not.deep.equal([]);
   for (const probe of probes) expect(probe.status, `a server the snippet left listening answered /api/v1/health with ${probe.status}\n${output.slice(-2000)}`).to.equal(200);
 }
 
@@ -249,7 +250,7 @@ describe('every code block of README.md and docs/*.md compiles and runs', () => 
         return `${p.block.file}:${p.block.line + Number(line) - p.offset}: ${message.join(': ')}`;
       });
       expect(found, `type errors in the block at ${where(p.block)}:\n${found.join('\n')}\n`).to.deep.equal([]);
-      if (p.kind === 'program') await runProgram(p.path!);
+      if (p.kind === 'program') await runProgram(p.path!, p.block.body);
       if (p.kind === 'mocha') {
         const mocha = join(REPO_ROOT, 'node_modules/mocha/bin/mocha.js');
         try {
