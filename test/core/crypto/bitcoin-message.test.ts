@@ -22,7 +22,7 @@ const suites = [
 for (const { file, prefix } of suites) {
   const { cases } = loadVectors<{ cases: MessageCase[] }>(file);
 
-  describe(`message signatures: every case of shared/vectors/${file}`, () => {
+  describe(`message signatures: every case of test/vectors/${file}`, () => {
     it('has cases, positive and negative', () => {
       expect(cases.filter((c) => c.expected_valid).length).to.be.greaterThan(5);
       expect(cases.filter((c) => !c.expected_valid).length).to.be.greaterThan(5);

@@ -24,7 +24,7 @@ function check(c: Nip98Case, overrides: Partial<Parameters<typeof verifyNip98>[0
   });
 }
 
-describe('NIP-98: every case of shared/vectors/nostr.json (nostr-tools 2.25.2)', () => {
+describe('NIP-98: every case of test/vectors/nostr.json (nostr-tools 2.25.2)', () => {
   it('has positive and negative cases', () => {
     expect(cases.filter((c) => c.expected_valid).length).to.be.greaterThan(3);
     expect(cases.filter((c) => !c.expected_valid).length).to.be.greaterThan(5);

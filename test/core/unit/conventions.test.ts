@@ -19,7 +19,7 @@ function sourceFiles(dir: string): string[] {
 const packageSources = sourceFiles(join(REPO_ROOT, 'packages'));
 const outsideStorage = packageSources.filter((file) => !relative(REPO_ROOT, file).startsWith('packages/core/src/storage/'));
 
-/** DESIGN §4 and STYLE G6: one module knows the dialect; time comes from the clock. */
+/** One module knows the dialect (docs/architecture.md#one-place-per-rule); time comes from the clock (docs/architecture.md#time). */
 describe('storage conventions', () => {
   it('finds the package sources', () => {
     expect(packageSources.length).to.be.greaterThan(20);
@@ -39,5 +39,43 @@ describe('storage conventions', () => {
       expect(text, where).to.not.match(/from '(pg|better-sqlite3)'/);
       expect(text, where).to.not.match(/client\.config|dialect\.kind\s*===|'postgres'\s*\?|SQLITE_|23505/);
     }
+  });
+});
+
+/** The repository explains itself (docs/architecture.md#documentation): what it cites is in it. */
+describe('citations stay inside the repository', () => {
+  const scanned = (dir: string): string[] =>
+    readdirSync(dir).flatMap((name) => {
+      const path = join(dir, name);
+      if (statSync(path).isDirectory()) return name === 'dist' || name === 'node_modules' || name.startsWith('.') ? [] : scanned(path);
+      return /\.(ts|md|mjs|cjs|js|sh)$/.test(name) || !name.includes('.') ? [path] : [];
+    });
+  const files = [join(REPO_ROOT, 'README.md'), ...['packages', 'examples', 'test', 'docs', 'scripts'].flatMap((dir) => scanned(join(REPO_ROOT, dir)))];
+  // Assembled from parts, so this file does not cite what it forbids.
+  const outside = new RegExp([['STYLE', ' [A-Z][0-9]'], ['DESIGN', ' §'], ['DESIGN', '\\.md'], ['STYLE', '\\.md'], ['\\.\\.', '/shared'], ['(?<![\\w/.-])shared', '/(spec|vectors|reference)\\b']].map((parts) => parts.join('')).join('|'));
+  const architecture = readFileSync(join(REPO_ROOT, 'docs/architecture.md'), 'utf8');
+  const anchors = new Set([...architecture.matchAll(/^#{2,4} (.+)$/gm)].map(([, heading]) => heading!.toLowerCase().replace(/[^\w\- ]/g, '').replace(/ /g, '-')));
+
+  it('finds the files and the headings', () => {
+    expect(files.length).to.be.greaterThan(100);
+    expect(anchors).to.include('one-place-per-rule').and.include('verified-from-the-wire');
+  });
+
+  it('no file cites design notes that are not in the repository', () => {
+    expect(outside.test(['see ', 'DESIGN', ' §4'].join('')), 'the pattern itself').to.equal(true);
+    expect(outside.test('test/vectors/btc.json'), 'the repository’s own vectors').to.equal(false);
+    const citing = files.flatMap((file) =>
+      readFileSync(file, 'utf8').split('\n').flatMap((line, i) => (outside.test(line) ? [`${relative(REPO_ROOT, file)}:${i + 1}: ${line.trim().slice(0, 120)}`] : [])),
+    );
+    expect(citing, citing.join('\n')).to.deep.equal([]);
+  });
+
+  it('every heading of docs/architecture.md that is cited exists', () => {
+    const cited = files.flatMap((file) =>
+      [...readFileSync(file, 'utf8').matchAll(/architecture\.md#([\w-]+)/g)].map(([, anchor]) => ({ file: relative(REPO_ROOT, file), anchor: anchor! })),
+    );
+    expect(cited.length, 'code cites the rules').to.be.greaterThan(10);
+    const missing = cited.filter(({ anchor }) => !anchors.has(anchor)).map(({ file, anchor }) => `${file}: #${anchor}`);
+    expect(missing, missing.join('\n')).to.deep.equal([]);
   });
 });

@@ -37,7 +37,7 @@ function documentedCodes(): Record<string, Map<string, number>> {
   return sections;
 }
 
-/** Fastify's rule: code ↔ docs checked in both directions (STYLE G9). */
+/** Fastify's rule: code ↔ docs checked in both directions (docs/architecture.md#errors). */
 describe('error catalogue ↔ docs/errors.md', () => {
   const documented = documentedCodes();
 

@@ -33,7 +33,8 @@ export function hmacKey(secret: string): Promise<webcrypto.CryptoKey> {
 
 /**
  * User access and refresh JWTs (HS256). The algorithm, issuer, audience and token type are
- * pinned by the server on verification, never taken from the token header (STYLE G11). Every
+ * pinned by the server on verification, never taken from the token header
+ * (docs/architecture.md#verified-from-the-wire). Every
  * token gets a random `jti`, so two tokens minted in the same second still differ (their
  * peppered hashes are unique keys).
  */

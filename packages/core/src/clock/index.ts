@@ -1,6 +1,7 @@
 /**
  * Every notion of "now" in the backend comes from a Clock, never from SQL `now()` or a bare
- * `Date.now()` in feature code, so tests move time instead of sleeping (DESIGN §4).
+ * `Date.now()` in feature code, so tests move time instead of sleeping
+ * (docs/architecture.md#time).
  */
 export interface Clock {
   now(): Date;

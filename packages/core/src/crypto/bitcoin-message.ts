@@ -4,7 +4,7 @@
  * The signer's public key is recovered from the signature and compared with the claimed
  * address (or public key).
  *
- * Accepted header bytes follow the reference wallets (vectors in shared/vectors):
+ * Accepted header bytes follow the reference wallets (vectors in test/vectors):
  * - 27–30: uncompressed key, P2PKH only.
  * - 31–34: compressed key; Electrum writes this range for every address type, so BTC accepts it
  *   for P2PKH, P2WPKH-in-P2SH and P2WPKH. litecoind verifies P2PKH only, so LTC does too.

@@ -1,8 +1,8 @@
 /**
  * Grin view-only scanning: rewinding a Bulletproof with the wallet's rewind hash to learn an
  * output's value and message without any spending key. Pure TypeScript on @noble; every step
- * follows shared/reference/grin-rewind.md (secp256k1-zkp `rangeproof_impl.h`, rewind_impl) and is
- * checked against every case in shared/vectors/grin.
+ * follows secp256k1-zkp's `rangeproof_impl.h` (rewind_impl) and is checked against every case in
+ * test/vectors/grin.
  *
  *   rewind_hash  = BLAKE2b-256(public root key, 33 bytes)
  *   nonce        = BLAKE2b-256(key = commitment (33 bytes), data = rewind_hash)

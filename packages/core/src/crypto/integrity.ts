@@ -4,7 +4,7 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 
 /**
- * Domain-separated HMAC-SHA256 seals (DESIGN §6). Under `ADMIN_KEY_INTEGRITY_SECRET` they seal
+ * Domain-separated HMAC-SHA256 seals (docs/architecture.md#keyed-hashes). Under `ADMIN_KEY_INTEGRITY_SECRET` they seal
  * operator state (admin key rows, the setup latch, operator settings, the audit chain); under
  * `ADMIN_SESSION_SECRET`, admin session tokens. Each use has its own domain, so a MAC from one
  * table can never verify a row of another; the fields are joined with a separator that none of

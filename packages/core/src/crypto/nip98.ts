@@ -3,7 +3,7 @@
  * BIP-340 Schnorr that names the request's absolute URL (`u`) and method (`method`), and for a
  * request with a body, `payload` = hex SHA-256 of the exact body bytes.
  *
- * Verified from the wire every time (STYLE G11): the event id is recomputed from the decoded
+ * Verified from the wire every time (docs/architecture.md#verified-from-the-wire): the event id is recomputed from the decoded
  * fields (NIP-01 serialisation), never trusted; the URL is the server's canonical one, never
  * the Host header; time comes from the caller's clock. Deliberately stricter than nostr-tools'
  * `validateEvent`: a request with a body MUST carry a matching `payload` tag.

@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 
 /**
  * Keyed one-way hashes for values the database must be able to match but never reveal
- * (DESIGN §6): identity hashes and refresh tokens are peppered, client IPs salted. Both are
+ * (docs/architecture.md#keyed-hashes): identity hashes and refresh tokens are peppered, client IPs salted. Both are
  * HMAC-SHA256, hex encoded; only the key and its purpose differ. Node's HMAC (OpenSSL) rather
  * than a JavaScript one: the client IP is hashed on every rate-limited request, where 6 µs
  * became 2 µs; the last IP_HASHES_REMEMBERED IPs' hashes are remembered, a Map lookup instead.

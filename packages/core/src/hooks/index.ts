@@ -10,7 +10,8 @@ export type UserErasureHandler = (trx: Knex.Transaction, userId: string) => Prom
 export type UserExportHandler = (userId: string) => Promise<Record<string, unknown>>;
 
 /**
- * The named, typed extension points between features (STYLE G4): no matcher over every
+ * The named, typed extension points between features
+ * (docs/architecture.md#the-plugin-contract): no matcher over every
  * endpoint, no untyped payloads. Handlers run in registration order (core, then plugins).
  */
 export class HookRegistry {

@@ -67,7 +67,7 @@ export function beginRequest(req: IncomingMessage, res: ServerResponse, baseLogg
   return new RequestState(requestId, baseLogger);
 }
 
-/** What a failed request answers: its status, extra headers and JSON error body (DESIGN §5), logged when it is ours (5xx). */
+/** What a failed request answers: its status, extra headers and JSON error body (docs/architecture.md#errors), logged when it is ours (5xx). */
 export interface ErrorAnswer {
   status: number;
   code: string;
@@ -132,7 +132,7 @@ export function endRequest(
 }
 
 /**
- * The outermost layer of every request: a request id, the JSON error body of DESIGN §5, and one
+ * The outermost layer of every request: a request id, the JSON error body (docs/architecture.md#errors), and one
  * log line (method, path without query, status, ms, and the error code of a refused request;
  * never tokens or client IPs). It runs once per request even when both the app and a route
  * carry it, so a host app that mounts only the router still gets JSON errors (Koa's own

@@ -43,7 +43,7 @@ export interface RouteInput<A extends AuthKind, B, Q, P> {
 }
 
 /**
- * A route declared as data (STYLE G5). The HTTP kit validates every input with the schemas
+ * A route declared as data (docs/architecture.md#layering). The HTTP kit validates every input with the schemas
  * before the handler runs and builds the OpenAPI document from the same declaration.
  */
 export interface RouteDefinition<

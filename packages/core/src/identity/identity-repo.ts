@@ -15,7 +15,7 @@ const SEED_MATCH_LIMIT = 20;
 
 /**
  * The identity columns of `users`. `pubkey_hash` and `seed_fingerprint` arrive here already
- * peppered (DESIGN §6); this class never sees the raw values.
+ * peppered (docs/architecture.md#keyed-hashes); this class never sees the raw values.
  */
 export class IdentityRepository {
   constructor(

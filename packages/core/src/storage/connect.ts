@@ -33,7 +33,8 @@ export interface DatabaseTarget {
  * Turns DATABASE_URL into a knex configuration.
  *  - `postgres://user@host:5432/db[?schema=name]`: a pool; `schema` sets the search_path.
  *  - `sqlite:<path>` (relative to the working directory, or absolute): WAL, a busy timeout
- *    and ONE connection, so writers are serialised in-process (DESIGN §4).
+ *    and ONE connection, so writers are serialised in-process
+ *    (docs/architecture.md#storage).
  */
 export function parseDatabaseUrl(databaseUrl: string, poolMax = 10, logger: Logger = createJsonLogger()): DatabaseTarget {
   if (databaseUrl.startsWith('sqlite:')) {

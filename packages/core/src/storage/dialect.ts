@@ -2,7 +2,8 @@ import type { Knex } from 'knex';
 import { inTransaction, requireAtMostOne, type Executor } from './single-row.js';
 
 /**
- * The ONE place that knows which database it is talking to (DESIGN §4, STYLE G6). Feature code
+ * The ONE place that knows which database it is talking to
+ * (docs/architecture.md#one-place-per-rule). Feature code
  * calls these helpers and never branches on the dialect.
  */
 export type DialectKind = 'postgres' | 'sqlite';

@@ -4,7 +4,8 @@ import type { Logger } from '../logger/index.js';
 import type { Dialect } from './dialect.js';
 
 /**
- * One forward-only, additive migration (STYLE G8: no `down`). Its ledger id is
+ * One forward-only, additive migration, with no `down`
+ * (docs/architecture.md#storage). Its ledger id is
  * `<owner>/<id>`, recorded in the same transaction as its DDL.
  */
 export interface Migration {

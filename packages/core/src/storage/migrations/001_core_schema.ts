@@ -6,7 +6,7 @@ export const coreSchema: Migration = {
   async up(trx) {
     await trx.schema.createTable('users', (t) => {
       t.uuid('id').primary();
-      // Peppered HMACs (DESIGN §6); nullable until the identity that sets them exists.
+      // Peppered HMACs (docs/architecture.md#keyed-hashes); nullable until the identity that sets them exists.
       t.string('pubkey_hash', 64).nullable().unique();
       t.string('seed_fingerprint', 64).nullable().index();
       t.string('nostr_pubkey', 64).nullable().unique();
