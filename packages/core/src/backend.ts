@@ -31,7 +31,7 @@ import {
   type RouteKit,
 } from './http/index.js';
 import { createJsonLogger, type Logger } from './logger/index.js';
-import { createPrometheusMetrics, instrumentUpstream, noMetrics, parseListenAddress, startMetricsListener, type MetricsListener, type PrometheusMetrics } from './metrics/index.js';
+import { AuditVerifications, coreMetricsPlugin, createPrometheusMetrics, instrumentUpstream, noMetrics, parseListenAddress, recordVerifications, startMetricsListener, stateGaugeProblems, type MetricsListener, type PrometheusMetrics } from './metrics/index.js';
 import { BootError, checkPluginSet, RouteRegistry, type PaymentProcessor, type PluginContext, type PublicSettings, type WalletPlugin } from './plugin/index.js';
 import { GreenfieldClient, type ProcessorCheck } from './processor/index.js';
 import { LeaseRepository, Scheduler } from './scheduler/index.js';
@@ -151,6 +151,7 @@ export async function createWalletBackend(config: WalletBackendConfig): Promise<
   const gates = new RegistrationGates();
   const nip05Cache = new Nip05Cache(() => (late.settings?.nip05CacheTtlSec ?? 0) * 1000, clock);
   // Filled in once the settings are known to be valid, before any plugin's setup runs.
+  const auditVerifications = new AuditVerifications(clock);
   const late: { settings?: Settings; processor: PaymentProcessor | null; admin?: AdminService; overlay?: OperatorSettings; metrics?: PrometheusMetrics } = { processor: null };
   const corePlugins: WalletPlugin[] = [
     systemPlugin({
@@ -172,6 +173,7 @@ export async function createWalletBackend(config: WalletBackendConfig): Promise<
     gatesPlugin({ settings: () => late.settings!, processor: () => late.processor }),
     directoryPlugin({ nip05Cache }),
     chainsPlugin({ settings: () => late.settings!, metrics: () => late.metrics?.recorder ?? null, registry: () => chains }),
+    coreMetricsPlugin({ verifications: auditVerifications }),
     adminPlugin({ service: () => late.admin!, overlay: () => late.overlay! }),
   ];
   const allPlugins = [...corePlugins, ...plugins];
@@ -182,7 +184,7 @@ export async function createWalletBackend(config: WalletBackendConfig): Promise<
   late.settings = settings;
   const metricsAddress = settings.metricsListen === undefined ? null : parseListenAddress(settings.metricsListen);
   // The pool is read only at scrape time, by when it exists.
-  const metrics = metricsAddress === null ? null : createPrometheusMetrics({ pool: () => poolUse(connection.knex) });
+  const metrics = metricsAddress === null ? null : createPrometheusMetrics({ pool: () => poolUse(connection.knex), apiVersion: OPENAPI_VERSION, clock, logger: logger.child({ component: 'metrics' }) });
   late.metrics = metrics ?? undefined;
   const recorder = metrics?.recorder ?? null;
   let greenfield: GreenfieldClient | null = null;
@@ -216,7 +218,7 @@ export async function createWalletBackend(config: WalletBackendConfig): Promise<
   const integrity = createIntegrity(settings.adminKeyIntegritySecret);
   const adminLogger = logger.child({ component: 'admin' });
   const adminKeys = new AdminKeyStore(db, integrity, clock, adminLogger);
-  const audit = new AuditChain(db, integrity, clock);
+  const audit = recordVerifications(new AuditChain(db, integrity, clock), auditVerifications);
   const latch = new SetupLatch(db, integrity, clock);
   const adminSessions = new AdminSessionStore(db, adminKeys, clock, settings.adminSessionSecret, settings.adminSessionTtlSec);
   const overlay = new OperatorSettings(db, integrity, clock, () => settings, adminLogger);
@@ -236,6 +238,8 @@ export async function createWalletBackend(config: WalletBackendConfig): Promise<
     }
   };
   const problems: string[] = [];
+  // Checked with metrics off too, so turning them on never reveals a clash.
+  const stateGaugeNames = new Set<string>();
   try {
     for (const plugin of allPlugins) {
       const owner = plugin.name;
@@ -259,6 +263,10 @@ export async function createWalletBackend(config: WalletBackendConfig): Promise<
           idByUsername: (username, executor) => users.idByUsername(username, executor),
           nostrPubkey: (userId, executor) => users.nostrPubkey(userId, executor),
           premiumUntil: (userId, executor) => users.premiumUntil(userId, executor),
+          countPremiumActive: async (now) => {
+            const row = (await db.knex('users').where('premium_until', '>', db.dialect.time(now)).count({ n: '*' }).first()) as { n: number | string } | undefined;
+            return Number(row?.n ?? 0);
+          },
           lock: (trx, userId) => users.lock(trx, userId),
           extendPremium: (trx, userId, days) => users.extendPremium(trx, userId, days),
           idByNostrPubkey: (pubkey, executor) => users.idByNostrPubkey(pubkey, executor),
@@ -281,6 +289,18 @@ export async function createWalletBackend(config: WalletBackendConfig): Promise<
           },
         },
         capabilities: { contribute: (contributor) => capabilityRegistry.contribute(owner, contributor) },
+        metrics: {
+          gauge: (gauge) => {
+            const invalid = stateGaugeProblems(gauge);
+            if (invalid.length === 0 && stateGaugeNames.has(gauge.name)) invalid.push(`metrics gauge "${gauge.name}" is registered twice`);
+            if (invalid.length > 0) {
+              problems.push(...invalid.map((problem) => `${owner}: ${problem}`));
+              return;
+            }
+            stateGaugeNames.add(gauge.name);
+            metrics?.addStateGauge(gauge);
+          },
+        },
         hooks: {
           onUserErasure: (handler) => hooks.onUserErasure(owner, handler),
           onUserExport: (handler) => hooks.onUserExport(owner, handler),

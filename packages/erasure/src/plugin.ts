@@ -1,5 +1,6 @@
 import type { WalletPlugin } from '@wallet/backend-core';
 import { erasureMigrations } from './migrations.js';
+import { registerErasureMetrics } from './metrics.js';
 import { ERASURE_DEFAULTS, erasureOptionProblems, SWEEP_INTERVAL_MS, type ErasureOptions } from './options.js';
 import { erasureRoutes } from './routes.js';
 import { ErasureService } from './service.js';
@@ -35,6 +36,7 @@ export function erasurePlugin(options: ErasureOptions = {}): WalletPlugin {
       ctx.hooks.onUserExport((userId) => service.exportFor(userId));
       ctx.capabilities.contribute(() => ({ erasure: enabled }));
       for (const route of erasureRoutes(service)) ctx.routes.add(route);
+      registerErasureMetrics(ctx);
       if (!enabled) return;
       // Only while on: off, nothing could cancel a confirmed request, so a freeze would never end.
       ctx.auth.addSessionGuard((userId, trx) => service.guardSession(userId, trx));

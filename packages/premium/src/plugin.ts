@@ -1,5 +1,6 @@
 import type { WalletPlugin } from '@wallet/backend-core';
 import { premiumMigrations } from './migrations.js';
+import { registerPremiumMetrics } from './metrics.js';
 import { PREMIUM_DEFAULTS, premiumOptionProblems, premiumTerms, type PremiumOptions } from './options.js';
 import { premiumRoutes } from './routes.js';
 import { PremiumService } from './service.js';
@@ -30,6 +31,7 @@ export function premiumPlugin(options: PremiumOptions = {}): WalletPlugin {
         ...(terms === null ? {} : { premium: { currency: terms.currency, plans: terms.plans.map((plan) => ({ ...plan })), relay_url: terms.relayUrl } }),
       }));
       for (const route of premiumRoutes(service)) ctx.routes.add(route);
+      registerPremiumMetrics(ctx);
     },
   };
 }

@@ -1,5 +1,6 @@
 import type { WalletPlugin } from '@wallet/backend-core';
 import { tipsMigrations } from './migrations.js';
+import { registerTipMetrics } from './metrics.js';
 import { TIPS_DEFAULTS, tipsOptionProblems, type TipsOptions } from './options.js';
 import { tipsRoutes } from './routes.js';
 import { TipsService } from './service.js';
@@ -53,6 +54,7 @@ export function tipsPlugin(options: TipsOptions = {}): WalletPlugin {
         return { tips: serveable, ...(serveable ? { tip_assets: assets(), targeted_tips: targeted } : {}) };
       });
       for (const route of tipsRoutes(service)) ctx.routes.add(route);
+      registerTipMetrics(ctx);
       if (!enabled) return;
       ctx.scheduler.every('draft-gc', HOUR_MS, async ({ now, logger }) => {
         const cancelled = await service.cancelStaleDrafts(now);

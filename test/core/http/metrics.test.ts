@@ -138,7 +138,7 @@ eachDialect('metrics', (dialect) => {
       expect(valueOf(samples, 'wallet_http_requests_total', { route: '/api/v1/auth/me', status: '200' })).to.equal(1);
       for (const secret of [userId, auth.access_token, auth.refresh_token, '127.0.0.1', '::1', 'ffff']) expect(text, secret).not.to.include(secret);
       const labelNames = new Set(samples.flatMap((sample) => Object.keys(sample.labels)));
-      for (const name of labelNames) expect(['method', 'route', 'status', 'le', 'chain', 'upstream', 'operation', 'outcome', 'task', 'state', 'quantile', 'version', 'major', 'minor', 'patch', 'space', 'kind', 'type'], name).to.include(name);
+      for (const name of labelNames) expect(['method', 'route', 'status', 'le', 'chain', 'upstream', 'operation', 'outcome', 'task', 'state', 'quantile', 'version', 'api_version', 'node_version', 'gauge', 'major', 'minor', 'patch', 'space', 'kind', 'type'], name).to.include(name);
     });
 
     it('reports the pool bound: DATABASE_POOL_MAX on Postgres, the one connection of SQLite', async () => {

@@ -1,5 +1,9 @@
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { readFileSync } from 'node:fs';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry, type Metric } from 'prom-client';
+import { systemClock, type Clock } from '../clock/index.js';
+import type { Logger } from '../logger/index.js';
 import type { PoolUse } from '../storage/index.js';
+import { StateReader, type StateGauge } from './state.js';
 import type { MetricsRecorder, TaskOutcome, UpstreamLabels, UpstreamOutcome } from './recorder.js';
 
 export interface PrometheusMetrics {
@@ -8,6 +12,37 @@ export interface PrometheusMetrics {
   readonly contentType: string;
   /** Every series in Prometheus text format, pool gauges read now. */
   render(): Promise<string>;
+  /** Adds an application-state gauge (declaration already checked); throws when the name is taken. */
+  addStateGauge(gauge: StateGauge): void;
+}
+
+export interface PrometheusOptions {
+  pool: () => PoolUse | null;
+  /** The API version `wallet_build_info` reports. */
+  apiVersion: string;
+  /** Times the state gauges' cache. */
+  clock?: Clock;
+  /** Where a state gauge's failed read is reported. */
+  logger?: Logger;
+  /** Test seam: how long a state gauge's read may take before the scrape goes on without it. */
+  stateReadBudgetMs?: number;
+}
+
+/**
+ * prom-client's defaults that break the exposition format's rules (`promtool check metrics`):
+ * gauges named `_total`. Each is the sum of a labelled gauge that stays (`nodejs_active_handles`
+ * by type, …), so `sum(nodejs_active_handles)` gives the same number.
+ */
+export const DROPPED_DEFAULT_METRICS = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'] as const;
+
+/** The core package's version, read once; a bundle without its package.json reports `unknown`. */
+function coreVersion(): string {
+  try {
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: unknown };
+    return typeof pkg.version === 'string' ? pkg.version : 'unknown';
+  } catch {
+    return 'unknown';
+  }
 }
 
 const REQUEST_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -18,9 +53,13 @@ const TASK_BUCKETS = [0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300];
  * The backend's Prometheus series, in a registry of its own (two backends in one process never
  * mix their counts; the host's global registry is left alone), plus Node's process metrics.
  */
-export function createPrometheusMetrics(options: { pool: () => PoolUse | null }): PrometheusMetrics {
+export function createPrometheusMetrics(options: PrometheusOptions): PrometheusMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  for (const name of DROPPED_DEFAULT_METRICS) registry.removeSingleMetric(name);
+  const clock = options.clock ?? systemClock;
+  // Read once per scrape, before the state gauges' queries, so they never count themselves as pool use.
+  let poolNow: PoolUse | null = null;
 
   const requests = new Counter({
     name: 'wallet_http_requests_total',
@@ -67,7 +106,7 @@ export function createPrometheusMetrics(options: { pool: () => PoolUse | null })
     labelNames: ['state'] as const,
     registers: [registry],
     collect() {
-      const use = options.pool();
+      const use = poolNow;
       if (use === null) return;
       this.set({ state: 'used' }, use.used);
       this.set({ state: 'free' }, use.free);
@@ -79,10 +118,47 @@ export function createPrometheusMetrics(options: { pool: () => PoolUse | null })
     help: 'Queries waiting for a database connection.',
     registers: [registry],
     collect() {
-      const use = options.pool();
+      const use = poolNow;
       if (use !== null) this.set(use.pendingAcquires);
     },
   });
+
+  new Gauge({
+    name: 'wallet_build_info',
+    help: 'Always 1; the labels say what runs: the backend version, the API version and the Node.js version.',
+    labelNames: ['version', 'api_version', 'node_version'] as const,
+    registers: [registry],
+  }).set({ version: coreVersion(), api_version: options.apiVersion, node_version: process.versions.node }, 1);
+  const stateFailures = new Counter({
+    name: 'wallet_state_read_failures_total',
+    help: 'Application-state gauge reads that failed or ran out of time, by gauge; that gauge was left out of the scrape.',
+    labelNames: ['gauge'] as const,
+    registers: [registry],
+  });
+
+  const states: Array<{ reader: StateReader; values: Array<{ labels: Record<string, string>; value: number }> }> = [];
+  const addStateGauge = (gauge: StateGauge) => {
+    const state = { reader: new StateReader(gauge, clock, options.stateReadBudgetMs), values: [] as Array<{ labels: Record<string, string>; value: number }> };
+    // A metric object of our own: a prom-client Gauge without labels reports 0 when unset, and a failed read must leave no sample at all.
+    const metric = { name: gauge.name, help: gauge.help, type: 'gauge', aggregator: 'sum', get: () => Promise.resolve({ name: gauge.name, help: gauge.help, type: 'gauge', aggregator: 'sum', values: state.values }) };
+    registry.registerMetric(metric as unknown as Metric);
+    states.push(state);
+  };
+  // Read before rendering, so a failure is counted in the same scrape that leaves its gauge out.
+  const readStates = (pool: PoolUse | null) => {
+    const busy = pool !== null && (pool.pendingAcquires > 0 || pool.used >= pool.max);
+    return Promise.all(
+      states.map(async (state) => {
+        if (busy && state.reader.gauge.memory !== true) return;
+        const outcome = await state.reader.read();
+        if (!outcome.ok) {
+          stateFailures.inc({ gauge: state.reader.gauge.name });
+          options.logger?.warn('a metrics gauge could not be read; it is left out of this scrape', { gauge: state.reader.gauge.name, error: outcome.error instanceof Error ? outcome.error.message : String(outcome.error) });
+        }
+        state.values = outcome.ok ? outcome.samples.map((sample) => ({ labels: { ...sample.labels }, value: sample.value })) : [];
+      }),
+    );
+  };
 
   const recorder: MetricsRecorder = {
     request(method, route, status, seconds) {
@@ -99,5 +175,15 @@ export function createPrometheusMetrics(options: { pool: () => PoolUse | null })
       if (outcome === 'ok' || outcome === 'failed') taskSeconds.observe({ task: name }, seconds);
     },
   };
-  return { recorder, contentType: registry.contentType, render: () => registry.metrics() };
+  return {
+    recorder,
+    contentType: registry.contentType,
+    render: async () => {
+      const pool = options.pool();
+      await readStates(pool);
+      poolNow = pool;
+      return registry.metrics();
+    },
+    addStateGauge,
+  };
 }

@@ -9,6 +9,7 @@ import type { UserErasureHandler, UserExportHandler } from '../hooks/index.js';
 import type { AnyRoute } from '../http/index.js';
 import type { RegistrationGate } from '../identity/index.js';
 import type { Logger } from '../logger/index.js';
+import type { StateGauge } from '../metrics/index.js';
 import type { CreateInvoiceInput, ProcessorInvoice } from '../processor/index.js';
 import type { Task, TaskOptions } from '../scheduler/index.js';
 import type { AuditEntry, AuditInput, AuditVerdict } from '../admin/index.js';
@@ -181,6 +182,8 @@ export interface PluginContext {
     nostrPubkey(userId: string, executor?: Knex | Knex.Transaction): Promise<string | null>;
     /** The end of the user's premium period (`premium_until`), or null. */
     premiumUntil(userId: string, executor?: Knex | Knex.Transaction): Promise<Date | null>;
+    /** How many users' premium period ends after `now` (for premium's metrics gauge). */
+    countPremiumActive(now: Date): Promise<number>;
     /**
      * Locks the user's row until `trx` ends, so one user's read-modify-writes in a plugin (a cap
      * to check, then a row to insert) run one after another; false for an unknown user.
@@ -211,6 +214,14 @@ export interface PluginContext {
   readonly capabilities: {
     /** Adds keys to `/capabilities`, computed per request; a key claimed twice refuses the boot. */
     contribute(contributor: CapabilityContributor): void;
+  };
+  readonly metrics: {
+    /**
+     * Adds an application-state gauge (`wallet_tips{status}`…), read at scrape time with a short
+     * cache; a read that throws or is slow leaves it out of that scrape. Register it whether or
+     * not metrics are on (off, it is never read); a bad or taken name refuses the boot.
+     */
+    gauge(gauge: StateGauge): void;
   };
   readonly hooks: {
     onUserErasure(handler: UserErasureHandler): void;
