@@ -5,6 +5,8 @@ import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
 import ts from 'typescript';
+import { buildProgram } from '../../examples/cli/src/index.js';
+import { processIo } from '../../examples/cli/src/io.js';
 import { REPO_ROOT } from '../harness/index.js';
 import { blocksOf, documentationFiles, jsdocExamplesOf, type DocBlock } from './doc-blocks.js';
 
@@ -239,6 +241,44 @@ describe('every code block of README.md and docs/*.md compiles and runs', () => 
       expect(prepared.some((p) => p.kind === 'covered' && p.block.file === file && p.block.body.includes(contains)), `${file}: ${contains}`).to.equal(true);
       expect(readFileSync(join(REPO_ROOT, by), 'utf8'), by).to.include(contains);
     }
+  });
+
+  it('every json block parses', () => {
+    const broken = documentationFiles().flatMap((file) =>
+      blocksOf(file)
+        .filter((block) => block.lang === 'json')
+        .flatMap((block) => {
+          try {
+            JSON.parse(block.body);
+            return [];
+          } catch (err) {
+            return [`${where(block)}: ${(err as Error).message}`];
+          }
+        }),
+    );
+    expect(broken, broken.join('\n')).to.deep.equal([]);
+  });
+
+  it('every CLI command a sh block runs exists in the CLI', () => {
+    const program = buildProgram(processIo, () => undefined);
+    const commands = new Map(program.commands.map((command) => [command.name(), new Set(command.commands.map((sub) => sub.name()))]));
+    // A command with subcommands may also run on its own (`backup` and `backup verify`); commander keeps that as a private field.
+    const runsAlone = new Set(program.commands.filter((command) => (command as unknown as { _actionHandler: unknown })._actionHandler != null).map((command) => command.name()));
+    expect(commands.get('audit'), 'the CLI as read here').to.include('verify');
+    const invocation = /(?:^|\$ |&& |; )(?:sudo (?:-u \S+ )?)?(?:wallet-backend|npm run (?:--silent )?cli(?::prod)? --|node examples\/cli\/dist\/main\.js) +([a-z][\w-]*)(?: +([a-z][\w-]*))?/gm;
+    const invocations = documentationFiles().flatMap((file) =>
+      blocksOf(file)
+        .filter((block) => ['sh', 'shell', 'bash', 'console'].includes(block.lang))
+        .flatMap((block) => [...block.body.matchAll(invocation)].map(([text, name, sub]) => ({ block, text: text.trim(), name: name!, sub }))),
+    );
+    expect(invocations.length, 'the docs run the CLI in sh blocks').to.be.greaterThan(5);
+    const unknown = invocations.flatMap(({ block, text, name, sub }) => {
+      const subs = commands.get(name);
+      if (subs === undefined) return [`${where(block)}: ${text}: no command "${name}"`];
+      if (subs.size > 0 && !subs.has(sub ?? '') && !runsAlone.has(name)) return [`${where(block)}: ${text}: "${name}" has no subcommand "${sub ?? ''}"`];
+      return [];
+    });
+    expect(unknown, unknown.join('\n')).to.deep.equal([]);
   });
 
   for (const p of prepared) {
