@@ -11,7 +11,7 @@ describe('deploy: Prometheus rules and the Grafana dashboard', () => {
     requirePromtool(this);
     const check = promtool(['check', 'rules', RULES_PATH]);
     expect(check.status, check.output).to.equal(0);
-    expect(check.output).to.match(/SUCCESS: 9 rules found/);
+    expect(check.output).to.match(/SUCCESS: 10 rules found/);
   });
 
   it('the rules pass their unit tests (`promtool test rules`)', function () {
@@ -25,11 +25,18 @@ describe('deploy: Prometheus rules and the Grafana dashboard', () => {
     expect(alerts.filter((alert) => !tested.has(alert))).to.deep.equal([]);
   });
 
+  it("operators.md's alert table names every alert in the rules, and no other", () => {
+    const alerts = [...readFileSync(RULES_PATH, 'utf8').matchAll(/^\s*- alert:\s*(\S+)$/gm)].map((match) => match[1]!).sort();
+    const docs = readFileSync(new URL('../../../docs/operators.md', import.meta.url), 'utf8');
+    const documented = [...docs.matchAll(/^\| `(WalletBackend\w+)` \|/gm)].map((match) => match[1]!).sort();
+    expect(documented).to.deep.equal(alerts);
+  });
+
   it('every rule expression is on one line (what the series check reads) and names a series', () => {
     const text = readFileSync(RULES_PATH, 'utf8');
     expect(text).not.to.match(/expr:\s*[|>]/);
     const exprs = ruleExprs();
-    expect(exprs).to.have.length(9);
+    expect(exprs).to.have.length(10);
     for (const expr of exprs) expect(seriesNamesIn(expr).size, expr).to.be.greaterThan(0);
   });
 

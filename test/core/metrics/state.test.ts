@@ -10,7 +10,7 @@ import { createTestBackend, eachDialect, seedSession, seedUser, useFakes, type D
 import { FAKE_API_KEY, FAKE_STORE_ID, GreenfieldFake } from '../../fakes/greenfield.js';
 import { EsploraFake } from '../../fakes/esplora.js';
 import { shareSecret, tipAddress } from '../../tips/harness.js';
-import { promtool, requirePromtool, samplesOf, scrape, selectableNames, valueOf } from './exposition.js';
+import { familiesOf, promtool, requirePromtool, samplesOf, scrape, selectableNames, valueOf } from './exposition.js';
 
 const API = '/api/v1';
 const CACHE_MS = 10_000;
@@ -168,6 +168,15 @@ eachDialect('metrics: the whole exposition, every plugin on', (dialect) => {
     const { dashboardExprs, ruleExprs, namesIn } = await import('./deploy-files.js');
     const missing = [...dashboardExprs(), ...ruleExprs()].flatMap((expr) => [...namesIn(expr)].filter((name) => !exposed.has(name)).map((name) => `${name} (in ${expr})`));
     expect(missing).to.deep.equal([]);
+  });
+
+  it("operators.md's Metrics table lists exactly the wallet_ families a scrape declares", async () => {
+    const { text } = await scrape(metricsUrl);
+    const exposed = [...familiesOf(text).keys()].filter((name) => name.startsWith('wallet_')).sort();
+    const docs = readFileSync(new URL('../../../docs/operators.md', import.meta.url), 'utf8');
+    const section = docs.slice(docs.indexOf('\n## Metrics\n'), docs.indexOf('\n## ', docs.indexOf('\n## Metrics\n') + 5));
+    const documented = [...section.matchAll(/^\| `(wallet_[a-z0-9_]+)` \|/gm)].map((match) => match[1]!).sort();
+    expect(documented).to.deep.equal(exposed);
   });
 });
 
