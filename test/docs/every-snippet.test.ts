@@ -54,6 +54,12 @@ const event = JSON.parse(process.argv[2] ?? '{}');
 /** @param {unknown[]} message */
 const sendToClient = (message) => console.log(message);
 `,
+  /** A whole program that needs a Redis server (docs/embedding.md, "Rate-limit store"): checked, not run. */
+  'embedding-redis': 'export {};\n',
+  /** Code of the host next to the backend module of docs/embedding.md, with its own values. */
+  'embedding-db': `import { backend } from './backend.js';
+declare const since: Date, id: string;
+`,
   /** An admin client (docs/admin.md) holding its admin key. */
   'admin-client': 'declare const secretKey: Uint8Array;\n',
   /** Inside `setup(ctx)` of the notes plugin of docs/plugins.md (its module is `notes.ts`). */
@@ -89,6 +95,9 @@ function snippetEnv(dir: string, resultFile: string): NodeJS.ProcessEnv {
     ...env,
     PUBLIC_API_URL: 'https://wallet.example.com',
     DATABASE_URL: `sqlite:${join(dir, 'wallet.db')}`,
+    // docs/embedding.md, "Two backends in one process".
+    EU_DATABASE_URL: `sqlite:${join(dir, 'eu.db')}`,
+    US_DATABASE_URL: `sqlite:${join(dir, 'us.db')}`,
     JWT_SECRET: secret('jwt'),
     PEPPER_SECRET: secret('pepper'),
     IP_HASH_SALT: secret('ip-salt'),
@@ -194,6 +203,15 @@ function typeErrors(files: string[]): Map<string, string[]> {
   return errors;
 }
 
+/**
+ * Where a program mounts backends: the path of each `.use('/prefix', …)` of a backend's handler
+ * (docs/embedding.md mounts two under /eu and /us), or the root. Each must answer its health route.
+ */
+function mountPrefixes(body: string): string[] {
+  const prefixes = [...body.matchAll(/\.use\(\s*'(\/[^']*)',\s*\w+\.callback\(\)/g)].map((match) => match[1]!);
+  return prefixes.length > 0 ? prefixes : [''];
+}
+
 async function runProgram(path: string, body: string): Promise<void> {
   const resultFile = `${path}.result.json`;
   const dir = join(path, '..');
@@ -201,7 +219,7 @@ async function runProgram(path: string, body: string): Promise<void> {
   try {
     const child = await run(process.execPath, ['--import', 'tsx', '--conditions=wallet-source', join(REPO_ROOT, 'test/docs/snippet-runtime.ts'), path], {
       cwd: dir,
-      env: snippetEnv(dir, resultFile),
+      env: { ...snippetEnv(dir, resultFile), SNIPPET_PROBE_PREFIXES: JSON.stringify(mountPrefixes(body)) },
       timeout: RUN_TIMEOUT_MS,
       maxBuffer: 16 * 1024 * 1024,
     });
@@ -211,9 +229,9 @@ async function runProgram(path: string, body: string): Promise<void> {
     const tail = `${failed.stdout ?? ''}${failed.stderr ?? ''}`.split('\n').slice(-25).join('\n');
     throw new Error(`${failed.killed === true ? `did not finish within ${RUN_TIMEOUT_MS} ms` : 'failed'}:\n${tail}`);
   }
-  const { probes } = JSON.parse(readFileSync(resultFile, 'utf8')) as { probes: Array<{ status: number }> };
+  const { probes } = JSON.parse(readFileSync(resultFile, 'utf8')) as { probes: Array<{ path: string; status: number }> };
   if (/\.listen\(|start\(\{\s*port/.test(body) && !body.includes('.close()')) expect(probes, 'the snippet listens, so a server must be left to probe').to.not.deep.equal([]);
-  for (const probe of probes) expect(probe.status, `a server the snippet left listening answered /api/v1/health with ${probe.status}\n${output.slice(-2000)}`).to.equal(200);
+  for (const probe of probes) expect(probe.status, `a server the snippet left listening answered ${probe.path} with ${probe.status}\n${output.slice(-2000)}`).to.equal(200);
 }
 
 describe('every code block of README.md and docs/*.md compiles and runs', () => {

@@ -29,6 +29,13 @@ function blockAfter(marker: string): string {
   return match![1]!;
 }
 
+/** The doc's module block whose first line names it (`// backend.ts`). */
+function moduleBlock(name: string): string {
+  const match = new RegExp('```ts\\n(// ' + name.replace('.', '\\.') + '\\n[\\s\\S]*?)```').exec(RECIPE);
+  expect(match, `the ${name} block`).to.not.equal(null);
+  return match![1]!;
+}
+
 describe('embedding: the Express 5 recipe type-checks with skipLibCheck false', function () {
   this.timeout(120_000);
   let project: string;
@@ -58,7 +65,8 @@ describe('embedding: the Express 5 recipe type-checks with skipLibCheck false', 
     cpSync(join(REPO_ROOT, 'LICENSE'), join(core, 'LICENSE'));
 
     writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'host', private: true, type: 'module' }));
-    writeFileSync(join(project, 'backend.ts'), blockAfter('## Minimal setup'));
+    writeFileSync(join(project, 'settings.ts'), moduleBlock('settings.ts'));
+    writeFileSync(join(project, 'backend.ts'), moduleBlock('backend.ts'));
     writeFileSync(join(project, 'server.ts'), blockAfter('### c) Express'));
   });
   after(() => rmSync(project, { recursive: true, force: true }));
@@ -75,7 +83,7 @@ describe('embedding: the Express 5 recipe type-checks with skipLibCheck false', 
       types: ['node'],
       ...(paths ? { paths } : {}),
     };
-    writeFileSync(join(project, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['backend.ts', 'server.ts'] }));
+    writeFileSync(join(project, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['settings.ts', 'backend.ts', 'server.ts'] }));
     const run = spawnSync(process.execPath, [join(REPO_ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], { cwd: project, encoding: 'utf8', timeout: 100_000 });
     return { status: run.status, output: `${run.stdout}${run.stderr}` };
   }
