@@ -91,7 +91,7 @@ export function buildProgram(io: CliIo, run: (work: () => Promise<void>) => void
 
   program
     .command('restore')
-    .description('restore a backup into the (empty) database at DATABASE_URL, then verify its audit chain; stop the server first')
+    .description('restore a backup into the configured (empty) database, then verify its audit chain; stop the server first')
     .argument('<file>', 'a file written by `backup`')
     .option('--force', 'replace the contents of a database that is not empty')
     .option(...JSON_FLAG)
