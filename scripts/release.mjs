@@ -15,8 +15,8 @@
 // Plain Node, no dependencies beyond npm and the dev tools the build needs.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { contentProblems, manifestProblems, readJson, workspaceDirs } from './release/checks.mjs';
 
@@ -49,6 +49,24 @@ function run(command, args, options = {}) {
   return result.stdout;
 }
 
+/**
+ * Makes `out` ready for this release without deleting anything the release did not write: a
+ * folder holding the checkout, or one with files but no release.json, is refused; in an earlier
+ * release's folder only its tarballs, SHA256SUMS and release.json are removed.
+ */
+function prepareOut(dir) {
+  const inside = relative(dir, root);
+  if (inside === '' || (!inside.startsWith('..') && !isAbsolute(inside))) fail([`--out ${dir} holds the checkout; give a folder of its own (default: release/)`]);
+  if (existsSync(dir)) {
+    const entries = readdirSync(dir);
+    if (entries.length > 0 && !entries.includes('release.json')) fail([`--out ${dir} is not empty and holds no earlier release (release.json); give an empty or new folder`]);
+    for (const entry of entries) {
+      if (entry.endsWith('.tgz') || entry === 'SHA256SUMS' || entry === 'release.json') rmSync(join(dir, entry));
+    }
+  }
+  mkdirSync(dir, { recursive: true });
+}
+
 const { out } = parseArgs(process.argv.slice(2));
 const rootManifest = readJson(join(root, 'package.json'));
 const packages = workspaceDirs(root, rootManifest).map((dir) => ({ dir, manifest: readJson(join(dir, 'package.json')) }));
@@ -57,11 +75,11 @@ process.stderr.write(`release ${rootManifest.version}: ${packages.length} packag
 const problems = manifestProblems(root, rootManifest, packages);
 if (problems.length > 0) fail(problems);
 
+prepareOut(out);
+
 process.stderr.write('release: building (tsc -b)\n');
 run(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-b']);
 
-rmSync(out, { recursive: true, force: true });
-mkdirSync(out, { recursive: true });
 const tarballs = [];
 for (const { dir, manifest } of packages) {
   const where = relative(root, dir);

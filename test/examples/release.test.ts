@@ -135,6 +135,28 @@ describe('npm run release: versioned tarballs of every workspace package', funct
     expect(contentProblems(manifest, complete.filter(({ path }) => path !== 'dist/bin.js'))).to.deep.equal(['@wallet/x: the tarball lacks dist/bin.js']);
   });
 
+  it('deletes nothing it did not write: refuses an --out that holds the checkout or a folder of other files; in an earlier release keeps what is not its own', () => {
+    for (const dir of [REPO_ROOT, join(REPO_ROOT, '..')]) {
+      const refused = run(process.execPath, [join(REPO_ROOT, 'scripts', 'release.mjs'), '--out', dir], REPO_ROOT);
+      expect(refused.status, refused.output).to.equal(1);
+      expect(refused.output).to.include('holds the checkout');
+    }
+    expect(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')).to.include('"workspaces"');
+    const other = join(workDir, 'other');
+    mkdirSync(other);
+    writeFileSync(join(other, 'notes.txt'), 'mine');
+    const refused = run(process.execPath, [join(REPO_ROOT, 'scripts', 'release.mjs'), '--out', other], REPO_ROOT);
+    expect(refused.status, refused.output).to.equal(1);
+    expect(refused.output).to.include('holds no earlier release');
+    expect(readFileSync(join(other, 'notes.txt'), 'utf8')).to.equal('mine');
+
+    writeFileSync(join(out, 'keep.txt'), 'mine');
+    const again = run(process.execPath, [join(REPO_ROOT, 'scripts', 'release.mjs'), '--out', out], REPO_ROOT);
+    expect(again.status, again.output).to.equal(0);
+    expect(readFileSync(join(out, 'keep.txt'), 'utf8')).to.equal('mine');
+    expect((JSON.parse(readFileSync(join(out, 'release.json'), 'utf8')) as Released).packages.map((p) => p.file).sort()).to.deep.equal(released.packages.map((p) => p.file).sort());
+  });
+
   it('installs outside the workspace and boots with every plugin on SQLite and Postgres; the installed CLIs run', async function () {
     const app = join(workDir, 'app');
     mkdirSync(app);
