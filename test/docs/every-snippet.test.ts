@@ -237,7 +237,15 @@ async function runProgram(path: string, body: string): Promise<void> {
 describe('every code block of README.md and docs/*.md compiles and runs', () => {
   let prepared: Prepared[] = [];
   let errors = new Map<string, string[]>();
-  prepared = prepare();
+  // The blocks are written out while mocha loads the file (one test each); a throw there skips
+  // `after`, so the folders are removed here too.
+  try {
+    prepared = prepare();
+  } catch (err) {
+    rmSync(root, { recursive: true, force: true });
+    rmSync(mochaRoot, { recursive: true, force: true });
+    throw err;
+  }
 
   before(function () {
     this.timeout(180_000);

@@ -13,7 +13,7 @@ import { REPO_ROOT, TEST_PUBLIC_API_URL, TEST_SECRETS } from '../harness/index.j
  *
  * The install resolves the core package's dependencies from the registry (npm's cache holds the
  * tarballs but not the package documents `npm ci` never fetched); offline, the install part is
- * skipped with the reason printed.
+ * skipped with the reason printed, except in CI (`WALLET_CI=1`), where it fails.
  */
 
 const NETWORK_FAILURE = /ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENETUNREACH|ENOTCACHED|network/i;
@@ -118,7 +118,7 @@ describe('@wallet/backend-core tarball', function () {
       ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', tarball, `typescript@${versionOf('typescript')}`, `@types/node@${versionOf('@types/node')}`],
       project,
     );
-    if (installed.status !== 0 && NETWORK_FAILURE.test(installed.output)) {
+    if (installed.status !== 0 && NETWORK_FAILURE.test(installed.output) && process.env.WALLET_CI !== '1') {
       console.log(`      skipped: the clean install needs the npm registry, which is unreachable:\n${installed.output.trim().split('\n').slice(-3).join('\n')}`);
       this.skip();
     }
