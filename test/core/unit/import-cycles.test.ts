@@ -1,0 +1,98 @@
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { expect } from 'chai';
+import ts from 'typescript';
+import { REPO_ROOT } from '../../harness/index.js';
+
+/**
+ * Import cycles in every `packages/<name>/src` (docs/architecture.md#import-cycles): a module graph with
+ * cycles has no order to read it in, and the plugin contract must depend on nothing that
+ * depends on it. Type-only imports count: they are how the contract's circle grew.
+ *
+ * The target is none. Until the contract redesign reaches it, this is a ratchet: the files
+ * caught in cycles may only go down, and a new cycle outside the known circle fails at once.
+ */
+const FILES_IN_CYCLES_AT_MOST = 88;
+const CYCLES_AT_MOST = 1;
+
+/** Every relative import or re-export of `file`, resolved to the .ts file it names. */
+function importsOf(file: string, known: Set<string>): string[] {
+  const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, false);
+  const targets: string[] = [];
+  for (const statement of source.statements) {
+    if (!(ts.isImportDeclaration(statement) || ts.isExportDeclaration(statement))) continue;
+    const specifier = statement.moduleSpecifier;
+    if (specifier === undefined || !ts.isStringLiteral(specifier) || !specifier.text.startsWith('.')) continue;
+    const base = resolve(dirname(file), specifier.text);
+    const candidates = [base.replace(/\.js$/, '.ts'), join(base, 'index.ts')];
+    const target = candidates.find((candidate) => known.has(candidate));
+    if (target !== undefined) targets.push(target);
+  }
+  return targets;
+}
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((entry) => {
+    const path = join(dir, entry);
+    if (statSync(path).isDirectory()) return sourceFiles(path);
+    return path.endsWith('.ts') && !path.endsWith('.d.ts') ? [path] : [];
+  });
+}
+
+/** The strongly connected components with more than one file (or a file importing itself): Tarjan's algorithm. */
+function importCycles(files: string[]): string[][] {
+  const known = new Set(files);
+  const edges = new Map(files.map((file) => [file, importsOf(file, known)]));
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const cycles: string[][] = [];
+  let next = 0;
+  const visit = (file: string): void => {
+    index.set(file, next);
+    low.set(file, next);
+    next++;
+    stack.push(file);
+    onStack.add(file);
+    for (const target of edges.get(file)!) {
+      if (!index.has(target)) {
+        visit(target);
+        low.set(file, Math.min(low.get(file)!, low.get(target)!));
+      } else if (onStack.has(target)) {
+        low.set(file, Math.min(low.get(file)!, index.get(target)!));
+      }
+    }
+    if (low.get(file) !== index.get(file)) return;
+    const component: string[] = [];
+    let member: string;
+    do {
+      member = stack.pop()!;
+      onStack.delete(member);
+      component.push(member);
+    } while (member !== file);
+    if (component.length > 1 || edges.get(file)!.includes(file)) cycles.push(component.sort());
+  };
+  for (const file of files) if (!index.has(file)) visit(file);
+  return cycles;
+}
+
+describe('import cycles in packages/*/src (type-only imports included)', () => {
+  const packages = readdirSync(join(REPO_ROOT, 'packages')).filter((name) => existsSync(join(REPO_ROOT, 'packages', name, 'src')));
+  const files = packages.flatMap((name) => sourceFiles(join(REPO_ROOT, 'packages', name, 'src')));
+
+  it('finds a planted cycle, and none in a chain (the detector itself)', () => {
+    const dir = join(REPO_ROOT, 'test', 'fixtures', 'import-cycles');
+    const cycles = importCycles(sourceFiles(dir)).map((cycle) => cycle.map((file) => relative(dir, file)));
+    expect(cycles).to.deep.equal([['cycle/a.ts', 'cycle/b.ts', 'cycle/c.ts']]);
+  });
+
+  it(`at most ${CYCLES_AT_MOST} circle and ${FILES_IN_CYCLES_AT_MOST} files in circles, going down to none`, () => {
+    const cycles = importCycles(files);
+    const inCycles = cycles.reduce((sum, cycle) => sum + cycle.length, 0);
+    const listing = cycles.map((cycle) => `  circle of ${cycle.length}: ${cycle.map((file) => relative(REPO_ROOT, file)).join(', ')}`).join('\n');
+    expect(cycles.length, listing).to.be.at.most(CYCLES_AT_MOST);
+    expect(inCycles, listing).to.be.at.most(FILES_IN_CYCLES_AT_MOST);
+    if (inCycles < FILES_IN_CYCLES_AT_MOST) console.log(`      ${inCycles} files in circles now: lower FILES_IN_CYCLES_AT_MOST to ${inCycles}`);
+  });
+});
