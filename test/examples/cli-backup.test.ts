@@ -26,9 +26,9 @@ async function cli(env: Record<string, string>, ...argv: string[]) {
 }
 
 /** A second database on the test server for a Postgres restore target, dropped by `drop`. */
-async function scratchPostgresDatabase(schema: string): Promise<{ url: string; drop: () => Promise<void> }> {
+async function scratchPostgresDatabase(schema: string, suffix = ''): Promise<{ url: string; drop: () => Promise<void> }> {
   const admin = await pgAdminUrl();
-  const name = databaseName(randomBytes(4).toString('hex'));
+  const name = `"${databaseName(randomBytes(4).toString('hex'))}${suffix}"`;
   const query = async (sql: string) => {
     const client = new pg.Client({ connectionString: admin });
     await client.connect();
@@ -40,7 +40,7 @@ async function scratchPostgresDatabase(schema: string): Promise<{ url: string; d
   };
   await query(`CREATE DATABASE ${name}`);
   const url = new URL(admin);
-  url.pathname = `/${name}`;
+  url.pathname = `/${name.slice(1, -1)}`;
   url.searchParams.set('schema', schema);
   return { url: url.toString(), drop: () => query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
 }
@@ -86,6 +86,15 @@ async function userIds(dialect: DialectName, databaseUrl: string): Promise<Set<s
   const t = await createTestBackend(dialect, { databaseUrl, listen: false });
   try {
     return new Set((await t.backend.db.knex('users').select('id')).map((row: { id: string }) => row.id));
+  } finally {
+    await t.close();
+  }
+}
+
+async function hasTable(dialect: DialectName, databaseUrl: string, table: string): Promise<boolean> {
+  const t = await createTestBackend(dialect, { databaseUrl, listen: false });
+  try {
+    return await t.backend.db.knex.schema.hasTable(table);
   } finally {
     await t.close();
   }
@@ -189,6 +198,43 @@ eachDialect('wallet-backend backup / backup verify / restore', (dialect) => {
     expect((await userIds(dialect, t.databaseUrl)).has(registered.body.user_id as string), 'the registration after the backup is gone').to.equal(false);
   });
 
+  it('restore --force replaces the whole database, tables of a newer migration included; a backup that does not verify leaves it untouched', async function () {
+    this.timeout(90_000);
+    const file = join(dir, 'backup');
+    expect((await cli(env, 'backup', file)).code).to.equal(0);
+    const registered = await t.client.post('/api/v1/auth/extension', extensionBody(new BtcKey(), t.clock.now()));
+    expect(registered.status).to.equal(200);
+    const userId = registered.body.user_id as string;
+    // What a newer version's migration would have made: pg_restore --clean would leave it behind.
+    await t.backend.db.knex.schema.createTable('newer_migration_table', (table) => table.string('id').primary());
+    await t.backend.db.knex('newer_migration_table').insert({ id: 'x' });
+    await t.close();
+
+    const wrongSecret = await cli({ ...env, ADMIN_KEY_INTEGRITY_SECRET: 'another-integrity-secret-0123456789abcdef0123' }, 'restore', file, '--force');
+    expect(wrongSecret.code).to.equal(1);
+    expect(wrongSecret.err).to.match(/audit chain/);
+    expect((await userIds(dialect, t.databaseUrl)).has(userId), 'the target is untouched').to.equal(true);
+    expect(await hasTable(dialect, t.databaseUrl, 'newer_migration_table'), 'the target is untouched').to.equal(true);
+
+    const forced = await cli(env, 'restore', file, '--force');
+    expect(forced.code, forced.err).to.equal(0);
+    expect((await userIds(dialect, t.databaseUrl)).has(userId), 'the registration after the backup is gone').to.equal(false);
+    expect(await hasTable(dialect, t.databaseUrl, 'newer_migration_table'), 'the newer migration\'s table is gone').to.equal(false);
+    const migrate = await cli(env, 'migrate');
+    expect(migrate.code, migrate.err).to.equal(0);
+    if (dialect === 'postgres') {
+      const schema = new URL(t.databaseUrl).searchParams.get('schema')!;
+      const probe = await createTestBackend(dialect, { databaseUrl: t.databaseUrl, listen: false });
+      let rows: unknown[];
+      try {
+        ({ rows } = (await probe.backend.db.knex.raw('select nspname from pg_namespace where nspname like ?', ['wallet\\_pre\\_restore\\_%'])) as { rows: unknown[] });
+      } finally {
+        await probe.close();
+      }
+      expect(rows, `no schema left aside next to ${schema}`).to.deep.equal([]);
+    }
+  });
+
   it('backup and restore refuse what they must: an existing file, a backup from a newer version, the other dialect', async function () {
     this.timeout(60_000);
     const file = join(dir, 'backup');
@@ -225,6 +271,33 @@ eachDialect('wallet-backend backup / backup verify / restore', (dialect) => {
   });
 
   if (dialect === 'sqlite') {
+    it('restore refuses an SQLite database another process has open: the running server, or a read transaction', async function () {
+      this.timeout(60_000);
+      const file = join(dir, 'backup.db');
+      expect((await cli(env, 'backup', file)).code).to.equal(0);
+      const registered = await t.client.post('/api/v1/auth/extension', extensionBody(new BtcKey(), t.clock.now()));
+      expect(registered.status).to.equal(200);
+      const running = await cli(env, 'restore', file, '--force');
+      expect(running.code).to.equal(1);
+      expect(running.err).to.match(/error: the database at DATABASE_URL \(sqlite:.*\) is in use by another process: stop the server/);
+      await t.close();
+      const reader = await createTestBackend(dialect, { databaseUrl: t.databaseUrl, listen: false });
+      try {
+        await reader.backend.db.knex.transaction(async (trx) => {
+          await trx('users').count();
+          const reading = await cli(env, 'restore', file, '--force');
+          expect(reading.code).to.equal(1);
+          expect(reading.err).to.include('is in use by another process');
+        });
+      } finally {
+        await reader.close();
+      }
+      expect((await userIds(dialect, t.databaseUrl)).has(registered.body.user_id as string), 'nothing was restored').to.equal(true);
+      const forced = await cli(env, 'restore', file, '--force');
+      expect(forced.code, forced.err).to.equal(0);
+      expect((await userIds(dialect, t.databaseUrl)).has(registered.body.user_id as string)).to.equal(false);
+    });
+
     it('backup verify finds an audit chain that does not verify (tampered, or another ADMIN_KEY_INTEGRITY_SECRET)', async function () {
       this.timeout(60_000);
       const file = join(dir, 'backup.db');
@@ -235,6 +308,17 @@ eachDialect('wallet-backend backup / backup verify / restore', (dialect) => {
       expect(existsSync(file)).to.equal(true);
     });
   } else {
+    it('restore reaches a database whose name holds "=" (which libpq would read as a connection string)', async function () {
+      this.timeout(60_000);
+      const file = join(dir, 'backup');
+      expect((await cli(env, 'backup', file)).code).to.equal(0);
+      const target = await scratchPostgresDatabase(new URL(t.databaseUrl).searchParams.get('schema')!, "_host=x'q");
+      drops.push(target.drop);
+      const restored = await cli({ ...env, DATABASE_URL: target.url }, 'restore', file);
+      expect(restored.code, restored.err).to.equal(0);
+      expect((await userIds(dialect, target.url)).size).to.equal((await userIds(dialect, t.databaseUrl)).size);
+    });
+
     it('without pg_dump on PATH, backup says what to install; the password is never on its command line', async function () {
       this.timeout(30_000);
       const missing = await cli({ ...env, PATH: join(dir, 'nothing-here') }, 'backup', join(dir, 'backup'));
@@ -251,7 +335,11 @@ eachDialect('wallet-backend backup / backup verify / restore', (dialect) => {
       const url = new URL(t.databaseUrl);
       if (url.password === '') url.password = 's3cret:pass';
       const password = decodeURIComponent(url.password);
-      const faked = await cli({ ...env, PATH: `${bin}:${process.env.PATH ?? ''}`, DATABASE_URL: url.toString() }, 'backup', join(dir, 'backup'));
+      // One secret from a file: neither the *_FILE variable nor any secret's value reaches pg_dump.
+      const jwtFile = join(dir, 'jwt_secret');
+      writeFileSync(jwtFile, SECRETS_ENV.JWT_SECRET, { mode: 0o600 });
+      const { JWT_SECRET: _jwt, ...otherSecrets } = env;
+      const faked = await cli({ ...otherSecrets, JWT_SECRET_FILE: jwtFile, PATH: `${bin}:${process.env.PATH ?? ''}`, DATABASE_URL: url.toString() }, 'backup', join(dir, 'backup'));
       expect(faked.code).to.equal(1);
       expect(faked.err).to.include('pg_dump failed (exit code 3)').and.not.include(password);
       const argv = readFileSync(join(dir, 'argv'), 'utf8');
@@ -260,6 +348,12 @@ eachDialect('wallet-backend backup / backup verify / restore', (dialect) => {
       const childEnv = readFileSync(join(dir, 'env'), 'utf8');
       expect(childEnv).to.include(`PGUSER=${decodeURIComponent(url.username)}`);
       expect(childEnv).to.not.include(password);
+      expect(childEnv, 'no DATABASE_URL in the child').to.not.match(/^DATABASE_URL/m);
+      expect(childEnv, 'no *_FILE setting in the child').to.not.match(/_FILE=/);
+      expect(childEnv).to.not.include(jwtFile);
+      for (const [what, text] of [['argv', argv], ['environment', childEnv]] as const) {
+        for (const secret of [url.password, password, ...Object.values(SECRETS_ENV)]) expect(text, `a secret in pg_dump's ${what}`).to.not.include(secret);
+      }
       expect(readFileSync(join(dir, 'passfile'), 'utf8')).to.equal(`*:*:*:*:${password.replace(/[\\:]/g, (c) => `\\${c}`)}\n`);
       expect(existsSync(join(dir, 'backup')), 'no backup file from a failed pg_dump').to.equal(false);
     });

@@ -40,6 +40,7 @@ export {
   readBool,
   readJson,
   appliedMigrations,
+  LEDGER_TABLE,
   type Database,
   type Dialect,
   type Executor,

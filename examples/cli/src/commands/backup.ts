@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, closeSync, copyFileSync, existsSync, mkdtempSync, openSync, readSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
-import { appliedMigrations, type WalletBackend } from '@wallet/backend-core';
+import { appliedMigrations, LEDGER_TABLE, type WalletBackend } from '@wallet/backend-core';
 import { loadServerConfig } from '@wallet/server';
 import { openBackend, requireMigrated } from '../backend.js';
 import { CliFailure, printJson, usageError, type CliIo } from '../io.js';
@@ -38,9 +38,6 @@ export interface RestoreJson {
 }
 
 type Format = 'sqlite' | 'pg_dump';
-
-/** Core's migration ledger (`<owner>/<id>` per applied migration). */
-const LEDGER_TABLE = 'wallet_migrations';
 
 const SQLITE_MAGIC = 'SQLite format 3\0';
 const PG_DUMP_MAGIC = 'PGDMP';
@@ -116,18 +113,29 @@ function refuseUnknown(applied: readonly string[], known: Set<string>): void {
 interface PgTarget {
   env: Record<string, string>;
   database: string;
+  /** `--dbname` for pg_restore: a connection string naming the database alone (a bare name holding `=` would be read as one). */
+  dbname: string;
   schema: string | undefined;
   remove: () => void;
 }
 
 /**
- * The libpq environment for `databaseUrl`. The password goes into a PGPASSFILE (mode 0600, in a
- * private temp directory, removed afterwards): never on a command line, where `ps` shows it.
+ * What the CLI's environment passes on to pg_dump and pg_restore: the locale, the time zone, where
+ * programs and temp files are. Nothing else: DATABASE_URL (with its password), the app's secrets
+ * and their *_FILE paths would be readable in /proc/<pid>/environ of the child.
+ */
+const PASSED_TO_PG = /^(PATH|HOME|LANG|LC_[A-Z_]+|TZ|TMPDIR)$/;
+
+/**
+ * The libpq environment for `databaseUrl` (the passed-on variables of the CLI's environment, plus
+ * PGHOST, PGPORT, PGUSER, PGDATABASE, the SSL settings and PGPASSFILE). The password goes into a
+ * PGPASSFILE (mode 0600, in a private temp directory, removed afterwards): never on a command
+ * line, where `ps` shows it, nor in the environment.
  */
 function pgTarget(databaseUrl: string, io: CliIo): PgTarget {
   const url = new URL(databaseUrl);
   const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(io.env)) if (value !== undefined && !key.startsWith('PG')) env[key] = value;
+  for (const [key, value] of Object.entries(io.env)) if (value !== undefined && PASSED_TO_PG.test(key)) env[key] = value;
   env.PGHOST = url.searchParams.get('host') ?? decodeURIComponent(url.hostname.replace(/^\[|\]$/g, ''));
   if (url.port !== '') env.PGPORT = url.port;
   if (url.username !== '') env.PGUSER = decodeURIComponent(url.username);
@@ -147,7 +155,8 @@ function pgTarget(databaseUrl: string, io: CliIo): PgTarget {
     env.PGPASSFILE = passfile;
     remove = dir.remove;
   }
-  return { env, database, schema: url.searchParams.get('schema') ?? undefined, remove };
+  const dbname = `dbname='${database.replace(/[\\']/g, (c) => `\\${c}`)}'`;
+  return { env, database, dbname, schema: url.searchParams.get('schema') ?? undefined, remove };
 }
 
 /** Runs a PostgreSQL client program; stderr lines go to `onLine`. A missing program is a clear failure. */
@@ -363,7 +372,7 @@ async function userTables(backend: WalletBackend, schema: string | undefined): P
 }
 
 /** The database connection's better-sqlite3 class, reached through knex: the CLI does not depend on the driver itself. */
-type SqliteHandle = { backup(destination: string): Promise<unknown>; close(): void };
+type SqliteHandle = { backup(destination: string): Promise<unknown>; close(): void; pragma(sql: string): unknown; exec(sql: string): unknown; prepare(sql: string): { get(): unknown } };
 async function sqliteDriver(backend: WalletBackend): Promise<new (file: string) => SqliteHandle> {
   const client = backend.db.knex.client as { acquireConnection(): Promise<object>; releaseConnection(c: object): Promise<void> };
   const connection = await client.acquireConnection();
@@ -372,11 +381,66 @@ async function sqliteDriver(backend: WalletBackend): Promise<new (file: string) 
 }
 
 /**
+ * Refuses an SQLite database another connection has open (the server, idle or not; a backup; a
+ * `sqlite3` shell): with locking_mode EXCLUSIVE, the first read needs the database to itself,
+ * which in WAL mode fails while any other connection has it open, and no busy timeout waits.
+ */
+function refuseSqliteInUse(Driver: new (file: string) => SqliteHandle, target: string): void {
+  if (!existsSync(target)) return;
+  const db = new Driver(target);
+  try {
+    db.pragma('busy_timeout = 0');
+    db.pragma('locking_mode = EXCLUSIVE');
+    db.exec('BEGIN EXCLUSIVE');
+    db.prepare('select count(*) from sqlite_master').get();
+    db.exec('ROLLBACK');
+  } catch (err) {
+    const code = (err as { code?: unknown }).code;
+    if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') {
+      throw new CliFailure(`the database at DATABASE_URL (sqlite:${target}) is in use by another process: stop the server (and anything else that has it open) first; nothing was restored`, []);
+    }
+    throw err;
+  } finally {
+    db.close();
+  }
+}
+
+/** The restored database, through the backend: the ledger and the audit chain. */
+async function checkRestored(io: CliIo, file: string, consequence: string): Promise<{ migrations: number; auditEntries: number }> {
+  const restored = await openBackend(io);
+  try {
+    await requireMigrated(restored, LEDGER_TABLE);
+    const migrations = (await appliedMigrations(restored.db.knex)).length;
+    const audit = await restored.setup.verifyAudit((checked) => io.err(`  checked ${checked} audit entries…`));
+    if (!audit.ok) throw new CliFailure(`backup ${file} failed verification: the audit chain is broken at seq ${audit.brokenAt}; ${consequence}`, [audit.reason, 'is ADMIN_KEY_INTEGRITY_SECRET the one the backup was made with?']);
+    return { migrations, auditEntries: audit.entries };
+  } finally {
+    await restored.close();
+  }
+}
+
+/** Drops every table, view and sequence in `schema` (a target that was empty before a failed restore). */
+async function dropSchemaContents(backend: WalletBackend, schema: string): Promise<void> {
+  const { rows } = (await backend.db.knex.raw("select c.relname as name, c.relkind as kind from pg_class c join pg_namespace n on n.oid = c.relnamespace where n.nspname = ? and c.relkind in ('r', 'p', 'v', 'm', 'S', 'f')", [schema])) as { rows: { name: string; kind: string }[] };
+  const kinds: Record<string, string> = { r: 'TABLE', p: 'TABLE', f: 'FOREIGN TABLE', v: 'VIEW', m: 'MATERIALIZED VIEW', S: 'SEQUENCE' };
+  for (const { name, kind } of rows) await backend.db.knex.raw(`DROP ${kinds[kind]!} IF EXISTS ??.?? CASCADE`, [schema, name]);
+}
+
+/**
  * `wallet-backend restore <file>`: into the database at DATABASE_URL, which must be empty
  * (unless --force) and must not be in use: stop the server first. The backup is verified first;
- * one whose migrations are newer than this version is refused. SQLite: SQLite's backup API
- * copies the verified scratch copy into the target file. Postgres: `pg_restore` in one
- * transaction into the same schema name. Then the restored database's audit chain is verified.
+ * one whose migrations are newer than this version is refused, and so is one whose audit chain
+ * does not verify with this ADMIN_KEY_INTEGRITY_SECRET, before the target's contents are given up.
+ *
+ * SQLite: the backup is verified on a scratch copy (audit chain included); the target must not be
+ * open in another process; SQLite's backup API then replaces the target file's whole contents.
+ *
+ * Postgres: `pg_restore` in one transaction into the same schema name. With --force, the target
+ * schema is first renamed aside (a catalog change, undone on failure) and an empty one created,
+ * so nothing of the old contents survives (not even a table of a newer migration that the backup
+ * does not know); once the restored audit chain verifies, the old schema is dropped. A failure
+ * (pg_restore's, or a chain that does not verify) drops what was restored and renames the old
+ * schema back.
  */
 export async function restoreCommand(io: CliIo, file: string, options: { force?: boolean; json?: boolean } = {}): Promise<void> {
   const format = formatOf(file);
@@ -390,6 +454,7 @@ export async function restoreCommand(io: CliIo, file: string, options: { force?:
     if (!closed) await backend.close();
     closed = true;
   };
+  let result: { migrations: number; auditEntries: number };
   try {
     if ((format === 'sqlite') !== (dialect === 'sqlite')) {
       throw new CliFailure(`${file} is a ${format === 'sqlite' ? 'SQLite' : 'Postgres (pg_dump)'} backup but DATABASE_URL is a ${dialect} database: there is no conversion between them`, []);
@@ -404,7 +469,10 @@ export async function restoreCommand(io: CliIo, file: string, options: { force?:
       const Driver = await sqliteDriver(backend);
       await close();
       const target = sqlitePathOf(databaseUrl);
+      refuseSqliteInUse(Driver, target);
       const verdict = await verifySqlite(io, file, known, async (copy) => {
+        // Again just before the copy: the verification may have taken a while.
+        refuseSqliteInUse(Driver, target);
         io.err(`restoring into sqlite:${target}…`);
         const source = new Driver(copy);
         try {
@@ -417,6 +485,7 @@ export async function restoreCommand(io: CliIo, file: string, options: { force?:
         refuseUnknown(verdict.migrations, known);
         throw new CliFailure(`backup ${file} failed verification: nothing was restored`, verdict.problems);
       }
+      result = await checkRestored(io, file, 'it was restored nonetheless');
     } else {
       const pg = pgTarget(databaseUrl, io);
       const scratch = scratchDir();
@@ -431,17 +500,43 @@ export async function restoreCommand(io: CliIo, file: string, options: { force?:
         const tables = await userTables(backend, schema);
         refuseNonEmpty(tables);
         const { rows } = (await backend.db.knex.raw('select count(*) as n from pg_namespace where nspname = ?', [schema])) as { rows: { n: string }[] };
-        const schemaExists = Number(rows[0]!.n) > 0;
-        await close();
-        // An existing schema (public, or one made beforehand) is kept: its CREATE SCHEMA entry is left out.
-        const list = join(scratch.path, 'restore.list');
-        writeFileSync(list, dump.list.split('\n').filter((line) => !(schemaExists && / SCHEMA - /.test(line))).join('\n'));
-        io.err(`restoring into schema "${schema}" of database "${pg.database}" with pg_restore…`);
-        await runPg(
-          'pg_restore',
-          ['--no-owner', '--no-privileges', '--exit-on-error', '--single-transaction', ...(tables > 0 ? ['--clean', '--if-exists'] : []), `--use-list=${list}`, `--dbname=${pg.database}`, file],
-          pg.env,
-        );
+        const schemaExisted = Number(rows[0]!.n) > 0;
+        // --force: the current contents go aside, whole, until the restored backup has verified.
+        const aside = tables > 0 ? `wallet_pre_restore_${randomBytes(4).toString('hex')}` : undefined;
+        if (aside !== undefined) {
+          io.err(`moving schema "${schema}" aside as "${aside}" until the restore has verified (if this is interrupted, the previous contents are there)…`);
+          await backend.db.knex.transaction(async (trx) => {
+            await trx.raw('ALTER SCHEMA ?? RENAME TO ??', [schema, aside]);
+            await trx.raw('CREATE SCHEMA ??', [schema]);
+          });
+        }
+        try {
+          // An existing schema (public, one made beforehand, the fresh one above) is kept: its CREATE SCHEMA entry is left out.
+          const list = join(scratch.path, 'restore.list');
+          writeFileSync(list, dump.list.split('\n').filter((line) => !((schemaExisted || aside !== undefined) && / SCHEMA - /.test(line))).join('\n'));
+          io.err(`restoring into schema "${schema}" of database "${pg.database}" with pg_restore…`);
+          await runPg('pg_restore', ['--no-owner', '--no-privileges', '--exit-on-error', '--single-transaction', `--use-list=${list}`, `--dbname=${pg.dbname}`, file], pg.env);
+          result = await checkRestored(io, file, aside === undefined ? 'what was restored was dropped again' : 'the database was left as it was');
+        } catch (err) {
+          // Undone: what was restored goes, and the previous contents come back.
+          try {
+            if (aside !== undefined) {
+              await backend.db.knex.transaction(async (trx) => {
+                await trx.raw('DROP SCHEMA ?? CASCADE', [schema]);
+                await trx.raw('ALTER SCHEMA ?? RENAME TO ??', [aside, schema]);
+              });
+            } else if (!schemaExisted) {
+              await backend.db.knex.raw('DROP SCHEMA IF EXISTS ?? CASCADE', [schema]);
+            } else {
+              await dropSchemaContents(backend, schema);
+            }
+          } catch (undo) {
+            const where = aside === undefined ? '' : `: the previous contents are in schema "${aside}" (drop schema "${schema}", then rename "${aside}" to "${schema}")`;
+            throw new CliFailure(`the restore failed and could not be undone${where}`, [err instanceof Error ? err.message : String(err), `undoing: ${undo instanceof Error ? undo.message : String(undo)}`]);
+          }
+          throw err;
+        }
+        if (aside !== undefined) await backend.db.knex.raw('DROP SCHEMA ?? CASCADE', [aside]);
       } finally {
         pg.remove();
         scratch.remove();
@@ -450,21 +545,11 @@ export async function restoreCommand(io: CliIo, file: string, options: { force?:
   } finally {
     await close();
   }
-  // The restored database, through the backend: the ledger and the audit chain.
-  const restored = await openBackend(io);
-  try {
-    await requireMigrated(restored, LEDGER_TABLE);
-    const migrations = await appliedMigrations(restored.db.knex);
-    const audit = await restored.setup.verifyAudit((checked) => io.err(`  checked ${checked} audit entries…`));
-    if (!audit.ok) throw new CliFailure(`restored, but the audit chain is broken at seq ${audit.brokenAt}`, [audit.reason, 'is ADMIN_KEY_INTEGRITY_SECRET the one the backup was made with?']);
-    const took = seconds(started);
-    if (options.json) {
-      const document: RestoreJson = { file: resolve(file), dialect, migrations: migrations.length, audit_entries: audit.entries, seconds: took };
-      printJson(io, document);
-    } else {
-      io.out(`restored ${file} into the ${dialect} database at DATABASE_URL (${migrations.length} migrations, audit chain intact: ${audit.entries} entr${audit.entries === 1 ? 'y' : 'ies'}, ${took} s)`);
-    }
-  } finally {
-    await restored.close();
+  const took = seconds(started);
+  if (options.json) {
+    const document: RestoreJson = { file: resolve(file), dialect, migrations: result.migrations, audit_entries: result.auditEntries, seconds: took };
+    printJson(io, document);
+  } else {
+    io.out(`restored ${file} into the ${dialect} database at DATABASE_URL (${result.migrations} migrations, audit chain intact: ${result.auditEntries} entr${result.auditEntries === 1 ? 'y' : 'ies'}, ${took} s)`);
   }
 }
