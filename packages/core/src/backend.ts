@@ -31,7 +31,7 @@ import {
   type RouteKit,
 } from './http/index.js';
 import { createJsonLogger, type Logger } from './logger/index.js';
-import { AuditVerifications, coreMetricsPlugin, createPrometheusMetrics, instrumentUpstream, noMetrics, parseListenAddress, recordVerifications, startMetricsListener, stateGaugeProblems, type MetricsListener, type PrometheusMetrics } from './metrics/index.js';
+import { AuditVerifications, coreMetricsPlugin, createPrometheusMetrics, instrumentUpstream, noMetrics, parseListenAddress, recordVerifications, startMetricsListener, stateGaugeProblems, STATE_READ_BUDGET_MS, type MetricsListener, type PrometheusMetrics } from './metrics/index.js';
 import { BootError, checkPluginSet, RouteRegistry, type PaymentProcessor, type PluginContext, type PublicSettings, type WalletPlugin } from './plugin/index.js';
 import { GreenfieldClient, type ProcessorCheck } from './processor/index.js';
 import { LeaseRepository, Scheduler } from './scheduler/index.js';
@@ -263,10 +263,8 @@ export async function createWalletBackend(config: WalletBackendConfig): Promise<
           idByUsername: (username, executor) => users.idByUsername(username, executor),
           nostrPubkey: (userId, executor) => users.nostrPubkey(userId, executor),
           premiumUntil: (userId, executor) => users.premiumUntil(userId, executor),
-          countPremiumActive: async (now) => {
-            const row = (await db.knex('users').where('premium_until', '>', db.dialect.time(now)).count({ n: '*' }).first()) as { n: number | string } | undefined;
-            return Number(row?.n ?? 0);
-          },
+          // Premium's metrics gauge: cancelled on Postgres once it outlasts a scrape's budget.
+          countPremiumActive: (now) => users.countPremiumActive(now, { timeoutMs: STATE_READ_BUDGET_MS }),
           lock: (trx, userId) => users.lock(trx, userId),
           extendPremium: (trx, userId, days) => users.extendPremium(trx, userId, days),
           idByNostrPubkey: (pubkey, executor) => users.idByNostrPubkey(pubkey, executor),

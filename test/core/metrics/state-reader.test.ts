@@ -21,23 +21,91 @@ describe('metrics: state gauge reads (no database)', () => {
     const logger = captureLogger();
     const metrics = metricsWith(new ManualClock(), logger);
     const slow = controlledRead();
+    let fastReads = 0;
     metrics.addStateGauge({ name: 'wallet_slow', help: 'Slow.', read: slow.read });
-    metrics.addStateGauge({ name: 'wallet_fast', help: 'Fast.', read: () => Promise.resolve([{ value: 3 }]) });
+    metrics.addStateGauge({ name: 'wallet_fast', help: 'Fast.', read: () => Promise.resolve([{ value: (fastReads += 1) + 2 }]) });
+    metrics.addStateGauge({ name: 'wallet_memory', help: 'Memory.', memory: true, read: () => Promise.resolve([{ value: 5 }]) });
     const started = performance.now();
     let samples = parseExposition(await metrics.render());
     expect(performance.now() - started).to.be.lessThan(BUDGET_MS * 10);
     expect(samplesOf(samples, 'wallet_slow')).to.deep.equal([]);
-    expect(valueOf(samples, 'wallet_fast')).to.equal(3);
     expect(valueOf(samples, 'wallet_state_read_failures_total', { gauge: 'wallet_slow' })).to.equal(1);
     expect(logger.lines.find((line) => line.gauge === 'wallet_slow')?.error).to.equal(`no answer within ${BUDGET_MS} ms`);
+    // The budget is the scrape's: the slow read spent it, so the next database gauge is not read (left out and counted); memory gauges are.
+    expect(fastReads).to.equal(0);
+    expect(samplesOf(samples, 'wallet_fast')).to.deep.equal([]);
+    expect(valueOf(samples, 'wallet_state_read_failures_total', { gauge: 'wallet_fast' })).to.equal(1);
+    expect(logger.lines.find((line) => line.gauge === 'wallet_fast')?.error).to.equal(`not read: this scrape's ${BUDGET_MS} ms were spent on earlier gauges`);
+    expect(valueOf(samples, 'wallet_memory')).to.equal(5);
     samples = parseExposition(await metrics.render());
     expect(slow.started()).to.equal(1);
     expect(valueOf(samples, 'wallet_state_read_failures_total', { gauge: 'wallet_slow' })).to.equal(2);
-    // Once it answers, the answer is served (and cached) like any other.
+    // Once it answers, the answer is served (and cached) like any other, and the rest are read again.
     slow.answer([{ value: 9 }]);
     samples = parseExposition(await metrics.render());
     expect(valueOf(samples, 'wallet_slow')).to.equal(9);
+    expect(valueOf(samples, 'wallet_fast')).to.equal(3);
     expect(slow.started()).to.equal(0);
+  });
+
+  it('reads the database gauges one after another, never two at once', async () => {
+    const metrics = createPrometheusMetrics({ pool: () => null, apiVersion: 'test', clock: new ManualClock(), stateReadBudgetMs: 5_000 });
+    const first = controlledRead();
+    const second = controlledRead();
+    metrics.addStateGauge({ name: 'wallet_first', help: 'First.', read: first.read });
+    metrics.addStateGauge({ name: 'wallet_second', help: 'Second.', read: second.read });
+    const rendering = metrics.render();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect([first.started(), second.started()]).to.deep.equal([1, 0]);
+    first.answer([{ value: 1 }]);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect([first.started(), second.started()]).to.deep.equal([0, 1]);
+    second.answer([{ value: 2 }]);
+    const samples = parseExposition(await rendering);
+    expect([valueOf(samples, 'wallet_first'), valueOf(samples, 'wallet_second')]).to.deep.equal([1, 2]);
+  });
+
+  it('the database gauges share one budget: a scrape with a slow read and a hung one ends within it', async () => {
+    const budget = 300;
+    const metrics = createPrometheusMetrics({ pool: () => null, apiVersion: 'test', clock: new ManualClock(), stateReadBudgetMs: budget });
+    const hung = controlledRead();
+    metrics.addStateGauge({ name: 'wallet_slowish', help: 'Slowish.', read: () => new Promise((resolve) => setTimeout(() => resolve([{ value: 1 }]), budget * 0.6)) });
+    metrics.addStateGauge({ name: 'wallet_hung', help: 'Hung.', read: hung.read });
+    const started = performance.now();
+    const samples = parseExposition(await metrics.render());
+    // Each on a budget of its own would take 1.6 budgets.
+    expect(performance.now() - started).to.be.lessThan(budget * 1.4);
+    expect(valueOf(samples, 'wallet_slowish')).to.equal(1);
+    expect(hung.started()).to.equal(1);
+    expect(samplesOf(samples, 'wallet_hung')).to.deep.equal([]);
+    expect(valueOf(samples, 'wallet_state_read_failures_total', { gauge: 'wallet_hung' })).to.equal(1);
+    hung.answer([]);
+  });
+
+  it('looks at the pool again before each database read: a pool that filled up meanwhile keeps the rest at their last values', async () => {
+    const clock = new ManualClock();
+    const free = { used: 0, free: 2, max: 2, pendingAcquires: 0 };
+    let pool = free;
+    const metrics = createPrometheusMetrics({ pool: () => pool, apiVersion: 'test', clock, stateReadBudgetMs: BUDGET_MS });
+    let fill = false;
+    let laterReads = 0;
+    metrics.addStateGauge({
+      name: 'wallet_first',
+      help: 'First.',
+      read: () => {
+        if (fill) pool = { used: 2, free: 0, max: 2, pendingAcquires: 1 };
+        return Promise.resolve([{ value: 1 }]);
+      },
+    });
+    metrics.addStateGauge({ name: 'wallet_later', help: 'Later.', read: () => Promise.resolve([{ value: (laterReads += 1) }]) });
+    expect(valueOf(parseExposition(await metrics.render()), 'wallet_later')).to.equal(1);
+    fill = true;
+    clock.advance(STATE_CACHE_MS);
+    const samples = parseExposition(await metrics.render());
+    expect(laterReads).to.equal(1);
+    expect(valueOf(samples, 'wallet_later')).to.equal(1);
+    expect(valueOf(samples, 'wallet_state_read_failures_total', { gauge: 'wallet_later' })).to.equal(undefined);
+    pool = free;
   });
 
   it('reuses a read for STATE_CACHE_MS by the backend clock, then reads again; a memory gauge is read every scrape', async () => {

@@ -1,5 +1,6 @@
 import type { WalletPlugin } from '../plugin/index.js';
 import type { AuditVerifications } from './audit.js';
+import { cancellingTimeout } from './state.js';
 
 /** A chain walk is a page of HMACs per 1,000 entries: cheap enough four times a day, frequent enough for a day-scale alert. */
 export const AUDIT_VERIFY_INTERVAL_MS = 6 * 3_600_000;
@@ -17,8 +18,9 @@ export function coreMetricsPlugin(options: { verifications: AuditVerifications }
       ctx.metrics.gauge({
         name: 'wallet_users',
         help: 'Registered users (accounts that exist now).',
+        // A count of the whole table (no index narrows it): cancelled on Postgres past the budget.
         read: async () => {
-          const row = (await ctx.db.knex('users').count({ n: '*' }).first()) as { n: number | string } | undefined;
+          const row = (await cancellingTimeout(ctx.db.knex('users').count({ n: '*' })).first()) as { n: number | string } | undefined;
           return [{ value: Number(row?.n ?? 0) }];
         },
       });

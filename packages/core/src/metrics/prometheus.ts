@@ -3,7 +3,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry, type Metric
 import { systemClock, type Clock } from '../clock/index.js';
 import type { Logger } from '../logger/index.js';
 import type { PoolUse } from '../storage/index.js';
-import { StateReader, type StateGauge } from './state.js';
+import { STATE_READ_BUDGET_MS, StateReader, type StateGauge } from './state.js';
 import type { MetricsRecorder, TaskOutcome, UpstreamLabels, UpstreamOutcome } from './recorder.js';
 
 export interface PrometheusMetrics {
@@ -24,7 +24,7 @@ export interface PrometheusOptions {
   clock?: Clock;
   /** Where a state gauge's failed read is reported. */
   logger?: Logger;
-  /** Test seam: how long a state gauge's read may take before the scrape goes on without it. */
+  /** Test seam: how long one scrape's database gauge reads may take together before it goes on without the rest. */
   stateReadBudgetMs?: number;
 }
 
@@ -144,20 +144,39 @@ export function createPrometheusMetrics(options: PrometheusOptions): PrometheusM
     registry.registerMetric(metric as unknown as Metric);
     states.push(state);
   };
-  // Read before rendering, so a failure is counted in the same scrape that leaves its gauge out.
-  const readStates = (pool: PoolUse | null) => {
-    const busy = pool !== null && (pool.pendingAcquires > 0 || pool.used >= pool.max);
-    return Promise.all(
-      states.map(async (state) => {
-        if (busy && state.reader.gauge.memory !== true) return;
-        const outcome = await state.reader.read();
-        if (!outcome.ok) {
-          stateFailures.inc({ gauge: state.reader.gauge.name });
-          options.logger?.warn('a metrics gauge could not be read; it is left out of this scrape', { gauge: state.reader.gauge.name, error: outcome.error instanceof Error ? outcome.error.message : String(outcome.error) });
-        }
-        state.values = outcome.ok ? outcome.samples.map((sample) => ({ labels: { ...sample.labels }, value: sample.value })) : [];
-      }),
-    );
+  const budgetMs = options.stateReadBudgetMs ?? STATE_READ_BUDGET_MS;
+  /** Reads one gauge into its samples; false when the wait ran out (the scrape's budget is spent). */
+  const readState = async (state: (typeof states)[number], waitMs: number): Promise<boolean> => {
+    const outcome = await state.reader.read(waitMs);
+    if (!outcome.ok) {
+      stateFailures.inc({ gauge: state.reader.gauge.name });
+      options.logger?.warn('a metrics gauge could not be read; it is left out of this scrape', { gauge: state.reader.gauge.name, error: outcome.error instanceof Error ? outcome.error.message : String(outcome.error) });
+    }
+    state.values = outcome.ok ? outcome.samples.map((sample) => ({ labels: { ...sample.labels }, value: sample.value })) : [];
+    return outcome.ok || outcome.expired !== true;
+  };
+  const poolBusy = () => {
+    const use = options.pool();
+    return use !== null && (use.pendingAcquires > 0 || use.used >= use.max);
+  };
+  /**
+   * Read before rendering, so a failure is counted in the same scrape that leaves its gauge out.
+   * Memory gauges first; then the database gauges one after another, never in parallel, so a
+   * scrape runs one query at a time. They share one budget: each waits only for what is left of
+   * it, and once it is spent the rest are not read (left out and counted). Before each query the
+   * pool is looked at again: while every connection is taken (or a query waits for one) the
+   * gauge keeps its last values instead of queueing.
+   */
+  const readStates = async () => {
+    for (const state of states) if (state.reader.gauge.memory === true) await readState(state, budgetMs);
+    const deadline = performance.now() + budgetMs;
+    let timeLeft = true;
+    for (const state of states) {
+      if (state.reader.gauge.memory === true) continue;
+      if (!state.reader.fresh() && poolBusy()) continue;
+      // Once a wait ran out, the rest get none (a timer may fire a moment before the deadline by this clock).
+      if (!(await readState(state, timeLeft ? deadline - performance.now() : 0))) timeLeft = false;
+    }
   };
 
   const recorder: MetricsRecorder = {
@@ -180,7 +199,7 @@ export function createPrometheusMetrics(options: PrometheusOptions): PrometheusM
     contentType: registry.contentType,
     render: async () => {
       const pool = options.pool();
-      await readStates(pool);
+      await readStates();
       poolNow = pool;
       return registry.metrics();
     },

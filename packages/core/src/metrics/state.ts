@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { Clock } from '../clock/index.js';
 
 /** One sample of an application-state gauge: label values from a closed set, and the value. */
@@ -8,9 +9,12 @@ export interface StateSample {
 
 /**
  * An application-state gauge (users, tips by status, …) read when Prometheus scrapes, never
- * on a request path. `read` should be one cheap indexed query: its result is cached for
- * {@link STATE_CACHE_MS} across scrapes, and a read that throws or outlasts
- * {@link STATE_READ_BUDGET_MS} leaves the gauge out of that scrape instead of failing it.
+ * on a request path. `read` should be one cheap query (an indexed count where it can be): its
+ * result is cached for {@link STATE_CACHE_MS} across scrapes. A scrape reads the database
+ * gauges one after another within {@link STATE_READ_BUDGET_MS} in all; a read that throws, or
+ * has not answered when that time is up, leaves its gauge out of that scrape instead of failing
+ * it. The scrape giving up does not stop the query: give it {@link cancellingTimeout} so that
+ * Postgres cancels it and its connection goes back to the pool.
  */
 export interface StateGauge {
   /** `wallet_` and lower snake case, unique in the backend; no `_total`/`_count`/`_sum`/`_bucket` suffix (those are not gauges). */
@@ -30,8 +34,23 @@ export interface StateGauge {
 
 /** Several Prometheus servers (or a short scrape interval) share one read per gauge in this window. */
 export const STATE_CACHE_MS = 10_000;
-/** Well under Prometheus' default 10 s scrape timeout, so one slow query never costs the whole scrape. */
+/**
+ * The time one scrape gives its database gauges together (they are read one after another, so a
+ * scrape holds at most one pool connection). Well under Prometheus' default 10 s scrape timeout,
+ * so slow queries never cost the whole scrape.
+ */
 export const STATE_READ_BUDGET_MS = 2_000;
+
+/**
+ * `query` with a timeout that cancels the statement in the database when the driver can
+ * (Postgres: `pg_cancel_backend` on a connection of its own), so a gauge read the scrape gave up
+ * on does not keep running and holding its pool connection. Unchanged on SQLite: better-sqlite3
+ * runs a statement synchronously, on the event loop, so nothing can interrupt it (knex refuses
+ * `cancel` there). The timeout counts from the statement's start, not from the pool acquire.
+ */
+export function cancellingTimeout<T extends Knex.QueryBuilder>(query: T, ms: number = STATE_READ_BUDGET_MS): T {
+  return query.client.canCancelQuery ? (query.timeout(ms, { cancel: true }) as T) : query;
+}
 
 const NAME = /^wallet_[a-z][a-z0-9_]*[a-z0-9]$/;
 const LABEL = /^[a-z][a-z0-9_]*$/;
@@ -52,7 +71,8 @@ export function stateGaugeProblems(gauge: StateGauge): string[] {
   return problems;
 }
 
-type Outcome = { ok: true; samples: readonly StateSample[] } | { ok: false; error: unknown };
+/** `expired`: the wait ran out (the read may still be running), so the scrape has no time left. */
+type Outcome = { ok: true; samples: readonly StateSample[] } | { ok: false; error: unknown; expired?: true };
 
 /**
  * One gauge's reads: a fresh result is reused until it is {@link STATE_CACHE_MS} old, and a
@@ -69,14 +89,23 @@ export class StateReader {
     private readonly budgetMs: number = STATE_READ_BUDGET_MS,
   ) {}
 
-  /** The samples, or an error (thrown, malformed or over budget); never rejects. */
-  async read(): Promise<Outcome> {
+  /** Whether {@link read} would answer from the cache now, without a query. */
+  fresh(): boolean {
     const now = this.clock.now().getTime();
-    if (this.gauge.memory !== true && this.cached !== null && now - this.cached.at < STATE_CACHE_MS && now >= this.cached.at) return { ok: true, samples: this.cached.samples };
-    this.inFlight ??= this.start(now);
+    return this.gauge.memory !== true && this.cached !== null && now - this.cached.at < STATE_CACHE_MS && now >= this.cached.at;
+  }
+
+  /**
+   * The samples, or an error (thrown, malformed or over budget); never rejects. `waitMs` is what
+   * is left of the scrape's budget: with nothing left, a read is not started.
+   */
+  async read(waitMs: number = this.budgetMs): Promise<Outcome> {
+    if (this.fresh()) return { ok: true, samples: this.cached!.samples };
+    if (waitMs <= 0 && this.inFlight === null) return { ok: false, error: new Error(`not read: this scrape's ${this.budgetMs} ms were spent on earlier gauges`), expired: true };
+    this.inFlight ??= this.start(this.clock.now().getTime());
     let timer: NodeJS.Timeout | undefined;
     const budget = new Promise<Outcome>((resolve) => {
-      timer = setTimeout(() => resolve({ ok: false, error: new Error(`no answer within ${this.budgetMs} ms`) }), this.budgetMs);
+      timer = setTimeout(() => resolve({ ok: false, error: new Error(`no answer within ${this.budgetMs} ms`), expired: true }), Math.max(0, waitMs));
     });
     try {
       return await Promise.race([this.inFlight, budget]);

@@ -1,1 +1,1 @@
-export { UserRepository, type UserInfo } from './repo.js';
+export { premiumActive, UserRepository, type UserInfo } from './repo.js';

@@ -1,5 +1,6 @@
 import type { Clock } from '../clock/index.js';
 import { normaliseUsername } from '../directory/index.js';
+import { cancellingTimeout } from '../metrics/index.js';
 import { isUuid, readOptionalTime, readTime, type Database, type Knex } from '../storage/index.js';
 
 /** The caller's own view of their account (spec: UserInfo). */
@@ -18,6 +19,15 @@ interface StoredUser {
   nostr_pubkey: string | null;
   premium_until: unknown;
   created_at: unknown;
+}
+
+/**
+ * Core's one statement of "premium is active": the period ends after `now` (`premium_until >
+ * now`, strictly; never premium is not active). {@link UserRepository.countPremiumActive} is the
+ * same rule in SQL.
+ */
+export function premiumActive(premiumUntil: Date | null, now: Date): boolean {
+  return premiumUntil !== null && premiumUntil > now;
 }
 
 /** Reads of the users table needed by core; identity and directory add their own. */
@@ -59,6 +69,18 @@ export class UserRepository {
     if (!isUuid(userId)) return null;
     const row = (await executor('users').select('premium_until').where({ id: userId.toLowerCase() }).first()) as { premium_until: unknown } | undefined;
     return row === undefined ? null : readOptionalTime(row.premium_until);
+  }
+
+  /**
+   * How many users' premium is active at `now` ({@link premiumActive} in SQL; the
+   * `users_premium_until` index answers it). With `timeoutMs` the statement is cancelled on
+   * Postgres once it runs that long (a metrics read the scrape gave up on); SQLite cannot
+   * interrupt it.
+   */
+  async countPremiumActive(now: Date, options: { timeoutMs?: number } = {}): Promise<number> {
+    const query = this.db.knex('users').where('premium_until', '>', this.db.dialect.time(now)).count({ n: '*' });
+    const row = (await (options.timeoutMs === undefined ? query : cancellingTimeout(query, options.timeoutMs)).first()) as { n: number | string } | undefined;
+    return Number(row?.n ?? 0);
   }
 
   /**
@@ -135,7 +157,7 @@ export class UserRepository {
       username: row.username,
       nostr_pubkey: row.nostr_pubkey,
       premium_until: premiumUntil?.toISOString() ?? null,
-      premium_active: premiumUntil !== null && premiumUntil > this.clock.now(),
+      premium_active: premiumActive(premiumUntil, this.clock.now()),
       created_at: readTime(row.created_at).toISOString(),
     };
   }
