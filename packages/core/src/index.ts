@@ -59,7 +59,7 @@ export { processorErrors, GreenfieldClient, missingInvoicePermissions, type Proc
 export type { ChallengeStore, IssuedChallenge } from './challenges/index.js';
 export { ASSETS, isAsset, isReceivingAddress, type AddressAsset, type Asset, type ChainRegistry, type HeightSource, type Heights, type ChainNetwork } from './chains/index.js';
 export type { Scheduler, Task, TaskContext, TaskOptions } from './scheduler/index.js';
-export type { StateGauge, StateSample } from './metrics/index.js';
+export { cancellingTimeout, STATE_READ_BUDGET_MS, type StateGauge, type StateSample } from './metrics/index.js';
 export type { UserErasureHandler, UserExportHandler } from './hooks/index.js';
 export type { Peppers, NostrEvent } from './crypto/index.js';
 export {

@@ -1,4 +1,4 @@
-import type { PluginContext } from '@wallet/backend-core';
+import { cancellingTimeout, type PluginContext } from '@wallet/backend-core';
 import { ERASURE_TABLE } from './migrations.js';
 import { ERASURE_STATUS, LIVE_STATUSES } from './request.js';
 
@@ -15,7 +15,7 @@ export function registerErasureMetrics(ctx: PluginContext): void {
     help: 'Live account erasure requests by status: requested (awaiting confirmation) or confirmed (in the grace period or due).',
     labelNames: ['status'],
     read: async () => {
-      const rows = (await ctx.db.knex(ERASURE_TABLE).whereIn('status', LIVE_STATUSES).select('status').count({ n: '*' }).groupBy('status')) as Array<{ status: string; n: number | string }>;
+      const rows = (await cancellingTimeout(ctx.db.knex(ERASURE_TABLE).whereIn('status', LIVE_STATUSES).select('status').count({ n: '*' }).groupBy('status'))) as Array<{ status: string; n: number | string }>;
       const counts = new Map(rows.map((row) => [row.status, Number(row.n)]));
       return LIVE_STATUSES.map((status) => ({ labels: { status }, value: counts.get(status) ?? 0 }));
     },
@@ -24,12 +24,14 @@ export function registerErasureMetrics(ctx: PluginContext): void {
     name: 'wallet_erasure_requests_stuck',
     help: 'Confirmed account erasure requests past their due time (what /admin/erasure/stuck lists); above 0 for longer than a sweep interval means erasures are failing.',
     read: async () => {
-      const row = (await ctx.db
-        .knex(ERASURE_TABLE)
-        .where({ status: ERASURE_STATUS.confirmed })
-        .where('due_at', '<=', ctx.db.dialect.time(ctx.clock.now()))
-        .count({ n: '*' })
-        .first()) as { n: number | string } | undefined;
+      const row = (await cancellingTimeout(
+        ctx.db
+          .knex(ERASURE_TABLE)
+          .where({ status: ERASURE_STATUS.confirmed })
+          .where('due_at', '<=', ctx.db.dialect.time(ctx.clock.now()))
+          .count({ n: '*' })
+          .first(),
+      )) as { n: number | string } | undefined;
       return [{ value: Number(row?.n ?? 0) }];
     },
   });

@@ -1,4 +1,4 @@
-import type { PluginContext } from '@wallet/backend-core';
+import { cancellingTimeout, type PluginContext } from '@wallet/backend-core';
 import { TIPS_TABLE } from './migrations.js';
 import { TIP_STATUSES } from './tip.js';
 
@@ -13,7 +13,7 @@ export function registerTipMetrics(ctx: PluginContext): void {
     labelNames: ['status'],
     read: async () => {
       // The (status, updated_at) index answers this without reading the rows.
-      const rows = (await ctx.db.knex(TIPS_TABLE).select('status').count({ n: '*' }).groupBy('status')) as Array<{ status: string; n: number | string }>;
+      const rows = (await cancellingTimeout(ctx.db.knex(TIPS_TABLE).select('status').count({ n: '*' }).groupBy('status'))) as Array<{ status: string; n: number | string }>;
       const counts = new Map(rows.map((row) => [row.status, Number(row.n)]));
       return TIP_STATUSES.map((status) => ({ labels: { status }, value: counts.get(status) ?? 0 }));
     },

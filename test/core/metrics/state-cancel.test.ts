@@ -1,5 +1,7 @@
 import { expect } from 'chai';
+import { erasurePlugin } from '@wallet/erasure';
 import { premiumPlugin } from '@wallet/premium';
+import { tipsPlugin } from '@wallet/tips';
 import { cancellingTimeout, STATE_READ_BUDGET_MS } from '../../../packages/core/src/metrics/index.js';
 import { premiumActive, UserRepository } from '../../../packages/core/src/users/index.js';
 import { eachDialect, seedUser, useTestBackend } from '../../harness/index.js';
@@ -55,6 +57,35 @@ eachDialect('metrics: database gauge reads are cancelled, and the premium count 
         await locker.rollback();
       }
       expect(valueOf(parseExposition(await t.backend.metrics!.render()), 'wallet_premium_active_users')).to.equal(1);
+    });
+  }
+});
+
+eachDialect('metrics: the plugins’ database gauges are cancelled too', (dialect) => {
+  if (dialect !== 'postgres') return;
+  // Off, both still register their gauges.
+  const t = useTestBackend(dialect, { plugins: [tipsPlugin({}), erasurePlugin({})], settings: { metricsListen: '127.0.0.1:0' } });
+
+  for (const [table, gauges] of [
+    ['social_tips', ['wallet_tips']],
+    ['erasure_requests', ['wallet_erasure_requests', 'wallet_erasure_requests_stuck']],
+  ] as const) {
+    it(`a read of ${table} that outlasts the budget is cancelled in Postgres, not left waiting (${gauges.join(', ')})`, async function () {
+      this.timeout(20_000);
+      const locker = await t.backend.db.knex.transaction();
+      try {
+        await locker.raw(`LOCK TABLE ${table} IN ACCESS EXCLUSIVE MODE`);
+        const samples = parseExposition(await t.backend.metrics!.render());
+        for (const gauge of gauges) expect(valueOf(samples, 'wallet_state_read_failures_total', { gauge }), gauge).to.be.at.least(1);
+        let waiting = -1;
+        for (let tries = 0; tries < 40 && waiting !== 0; tries++) {
+          if (tries > 0) await new Promise((resolve) => setTimeout(resolve, 50));
+          waiting = ((await locker.raw(waitingForLocks)) as { rows: Array<{ n: number }> }).rows[0]!.n;
+        }
+        expect(waiting).to.equal(0);
+      } finally {
+        await locker.rollback();
+      }
     });
   }
 });
