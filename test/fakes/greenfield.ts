@@ -53,21 +53,35 @@ const UNAUTHENTICATED: FakeReply = { status: 401, json: { code: 'unauthenticated
  * key's permissions (checked through BTCPay's policy tree, store-scoped or not) do not cover
  * the call; 404 `store-not-found` for an unknown store when the key could see every store (a
  * key scoped to other stores gets the 403); 404 `invoice-not-found`; validation errors as an
- * array of `{path, message}`. Tests change `permissions`, move invoices through statuses with
- * `setStatus` (including unknown ones) and use the HttpFake modes for outages.
+ * array of `{path, message}`; a path outside the Greenfield routes gets a 404
+ * `generic-error` (a wrong BTCPAY_URL path). Tests change `permissions`, move invoices
+ * through statuses with `setStatus` (including unknown ones), put a proxy's answer in front
+ * with `proxyReply` (502, 429), hold every answer with `hold`, and use the HttpFake modes for
+ * outages.
  */
 export class GreenfieldFake extends HttpFake {
   readonly invoices = new Map<string, FakeInvoice>();
   /** The key's permissions, as `GET /api-keys/current` lists them and every call enforces them. */
   permissions: string[] = [...INVOICE_PERMISSIONS];
   storeName = 'Wallet registrations';
+  /** When set, every request gets this answer instead of BTCPay's: a reverse proxy in front of a BTCPay that is down (502) or rate-limiting (429). */
+  proxyReply: FakeReply | undefined;
+  /** When set, every request waits for it before it is answered: a BTCPay that answers late, on the test's cue. */
+  hold: Promise<unknown> | undefined;
 
   constructor(private readonly now: () => Date = () => new Date()) {
     super();
-    this.route('GET /api/v1/api-keys/current', (req) => (this.authorised(req) ? { status: 200, json: { apiKey: FAKE_API_KEY, label: 'wallet backend', permissions: this.permissions } } : UNAUTHENTICATED));
+    this.route('GET /api/v1/api-keys/current', (req) =>
+      this.answer(() => (this.authorised(req) ? { status: 200, json: { apiKey: FAKE_API_KEY, label: 'wallet backend', permissions: this.permissions } } : UNAUTHENTICATED)),
+    );
     // Invoice creation has a route of its own so tests can wrap it (hold a creation at the processor).
-    this.route(`POST /api/v1/stores/${FAKE_STORE_ID}/invoices`, (req, body) => this.storeRoute(req, body));
-    this.fallback = (req, body) => this.storeRoute(req, body);
+    this.route(`POST /api/v1/stores/${FAKE_STORE_ID}/invoices`, (req, body) => this.answer(() => this.storeRoute(req, body)));
+    this.fallback = (req, body) => this.answer(() => this.storeRoute(req, body));
+  }
+
+  private async answer(reply: () => FakeReply): Promise<FakeReply> {
+    await this.hold;
+    return this.proxyReply ?? reply();
   }
 
   setStatus(invoiceId: string, status: string): void {

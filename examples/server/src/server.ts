@@ -126,9 +126,11 @@ export async function startServer(env: Env, options: StartServerOptions = {}): P
       if (listening) logger.info('stopped', { ms: Date.now() - started });
     })());
   try {
-    // Asked while the database migrates; a finding is a warning, never fatal: BTCPay may come up
-    // later, and only payments depend on it.
-    const btcpayCheck = backend.checkProcessor();
+    // Asked while the database migrates and never awaited: BTCPay may be slow or down (each of its
+    // probes may take UPSTREAM_TIMEOUT_MS), may come up later, and only payments depend on it. Its
+    // findings are logged when they arrive, as warnings, never fatal; none is logged once the
+    // server is closing (a refused start included).
+    checkBtcpay(backend, logger, () => closing !== undefined);
     const applied = await backend.migrate();
     if (applied.length > 0) logger.info('database migrated', { applied: applied.length });
     // No port: the backend checks the setup latch and starts its scheduler; this server listens.
@@ -146,8 +148,6 @@ export async function startServer(env: Env, options: StartServerOptions = {}): P
       ...(config.cors ? { cors_origins: config.cors.origins } : {}),
       ...(metricsUrl ? { metrics: metricsUrl } : {}),
     });
-    const btcpay = await btcpayCheck;
-    for (const problem of btcpay?.problems ?? []) logger.warn('btcpay check failed; payments will answer 503 until it is fixed', { problem });
     return { backend, url, close };
   } catch (err) {
     // A refused start is reported by the caller as a list; anything else is logged here, as JSON.
@@ -155,6 +155,27 @@ export async function startServer(env: Env, options: StartServerOptions = {}): P
     await close().catch(() => undefined);
     throw err;
   }
+}
+
+/**
+ * Runs the BTCPay check in the background: `btcpay check passed`, or one `btcpay check failed; …`
+ * warning per problem (each names the setting, never the key). The check never throws; should it
+ * (or the logger) fail all the same, that is a warning too, never an unhandled rejection.
+ */
+function checkBtcpay(backend: WalletBackend, logger: Logger, closing: () => boolean): void {
+  void Promise.resolve()
+    .then(() => backend.checkProcessor())
+    .then(
+      (result) => {
+        if (result === null || closing()) return;
+        if (result.problems.length === 0) logger.info('btcpay check passed', result.storeName === undefined ? {} : { store: result.storeName });
+        for (const problem of result.problems) logger.warn('btcpay check failed; payments will answer 503 until it is fixed', { problem });
+      },
+      (err: unknown) => {
+        if (!closing()) logger.warn('btcpay check could not run; payments may answer 503', { err_name: err instanceof Error ? err.name : typeof err });
+      },
+    )
+    .catch(() => undefined);
 }
 
 function describe(err: unknown): Record<string, unknown> {

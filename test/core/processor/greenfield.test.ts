@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { GreenfieldClient, missingInvoicePermissions, UpstreamFailure, WalletError } from '@wallet/backend-core';
-import { BtcKey, createTestBackend, eachDialect, type TestBackend } from '../../harness/index.js';
+import { BtcKey, createTestBackend, eachDialect, extensionBody, type TestBackend } from '../../harness/index.js';
 import { FAKE_API_KEY, FAKE_STORE_ID, GreenfieldFake, INVOICE_PERMISSIONS } from '../../fakes/greenfield.js';
 
 const CREATE = 'btcpay.store.cancreateinvoice';
@@ -49,6 +49,7 @@ describe('processor: GreenfieldClient against the Greenfield fake', () => {
     btcpay.mode = 'normal';
     btcpay.slowMs = 1000;
     btcpay.permissions = [...INVOICE_PERMISSIONS];
+    btcpay.proxyReply = undefined;
   });
   const client = (over: { apiKey?: string; storeId?: string; url?: string; timeoutMs?: number } = {}) =>
     new GreenfieldClient({ url: over.url ?? btcpay.url, storeId: over.storeId ?? FAKE_STORE_ID, apiKey: over.apiKey ?? FAKE_API_KEY, timeoutMs: over.timeoutMs ?? 300 });
@@ -59,6 +60,28 @@ describe('processor: GreenfieldClient against the Greenfield fake', () => {
     btcpay.setStatus(invoice.id, 'Settled');
     expect(await client().getInvoice(invoice.id)).to.include({ status: 'Settled', paidAmount: '0.0001' });
     expect(await client().getInvoice('NoSuchInvoice1')).to.equal(null);
+  });
+
+  it('getInvoice: null only for 404 invoice-not-found; any other 404 (a BTCPAY_URL path that misses Greenfield) is 503 not_found', async () => {
+    expect(await client().getInvoice('NoSuchInvoice1')).to.equal(null);
+    const wrongPath = client({ url: `${btcpay.url}/btcpay` });
+    expect(await failureOf(wrongPath.getInvoice('NoSuchInvoice1'))).to.deep.equal({ code: 'processor_unavailable', status: 503, reason: 'not_found', upstreamStatus: 404 });
+    expect(await failureOf(wrongPath.createInvoice(INPUT))).to.include({ status: 503, reason: 'not_found', upstreamStatus: 404 });
+    // A proxy's own 404 page for every path, with no JSON body at all.
+    btcpay.proxyReply = { status: 404, text: '<html>Not Found</html>' };
+    expect(await failureOf(client().getInvoice('NoSuchInvoice1'))).to.include({ status: 503, reason: 'not_found', upstreamStatus: 404 });
+  });
+
+  it('a 5xx is upstream_error and a 429 rate_limited, never bad_answer', async () => {
+    const unavailable = { code: 'processor_unavailable', status: 503 };
+    btcpay.proxyReply = { status: 502, text: 'Bad Gateway' };
+    expect(await failureOf(client().createInvoice(INPUT))).to.deep.equal({ ...unavailable, reason: 'upstream_error', upstreamStatus: 502 });
+    expect(await failureOf(client().getInvoice('AnyInvoice123'))).to.deep.equal({ ...unavailable, reason: 'upstream_error', upstreamStatus: 502 });
+    btcpay.proxyReply = { status: 500, json: { code: 'generic-error', message: 'boom' } };
+    expect(await failureOf(client().getInvoice('AnyInvoice123'))).to.deep.equal({ ...unavailable, reason: 'upstream_error', upstreamStatus: 500 });
+    btcpay.proxyReply = { status: 429, text: 'Too Many Requests', headers: { 'retry-after': '30' } };
+    expect(await failureOf(client().createInvoice(INPUT))).to.deep.equal({ ...unavailable, reason: 'rate_limited', upstreamStatus: 429 });
+    expect(await failureOf(client().getInvoice('AnyInvoice123'))).to.deep.equal({ ...unavailable, reason: 'rate_limited', upstreamStatus: 429 });
   });
 
   it('tells every failure apart in the cause, and answers the wallet 503 processor_unavailable each time', async () => {
@@ -132,12 +155,19 @@ describe('processor: GreenfieldClient against the Greenfield fake', () => {
     expect(await lines()).to.deep.equal([`BTCPAY_URL: ${origin} did not answer within 300 ms (UPSTREAM_TIMEOUT_MS)`]);
     btcpay.mode = 'malformed';
     expect(await lines()).to.deep.equal([`BTCPAY_URL: ${origin} did not answer like a BTCPay Greenfield API (GET /api/v1/api-keys/current: HTTP 200)`]);
+    btcpay.mode = 'normal';
+    btcpay.proxyReply = { status: 502, text: 'Bad Gateway' };
+    expect(await lines()).to.deep.equal([`BTCPAY_URL: ${origin} answered HTTP 502 to GET /api/v1/api-keys/current: BTCPay, or a proxy in front of it, is failing or down; retry later`]);
+    btcpay.proxyReply = { status: 429, text: 'Too Many Requests' };
+    expect(await lines()).to.deep.equal([`BTCPAY_URL: ${origin} is rate-limiting the backend (HTTP 429 to GET /api/v1/api-keys/current); retry later`]);
+    btcpay.proxyReply = undefined;
+    expect(await lines({ url: `${btcpay.url}/btcpay` })).to.deep.equal([`BTCPAY_URL: ${origin} did not answer like a BTCPay Greenfield API (GET /api/v1/api-keys/current: HTTP 404)`]);
     // Credentials in the URL never reach a line.
     btcpay.mode = 'down';
     expect((await lines({ url: btcpay.url.replace('http://', 'http://user:hunter2@') })).join('\n')).not.to.include('hunter2');
   });
 
-  it('the fake speaks the published shapes: top-up invoices, 403 insufficient-api-permissions, 404 store-not-found', async () => {
+  it('the fake speaks the published shapes: top-up invoices, 403 insufficient-api-permissions, 404 store-not-found and invoice-not-found', async () => {
     const post = (path: string, body: unknown) =>
       fetch(`${btcpay.url}${path}`, { method: 'POST', headers: { authorization: `token ${FAKE_API_KEY}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
     const topUp = await (await post(`/api/v1/stores/${FAKE_STORE_ID}/invoices`, { currency: 'BTC' })).json();
@@ -149,6 +179,10 @@ describe('processor: GreenfieldClient against the Greenfield fake', () => {
     btcpay.permissions = [CREATE];
     const unknown = await post('/api/v1/stores/UnknownStore1/invoices', { amount: '1' });
     expect([unknown.status, await unknown.json()]).to.deep.equal([404, { code: 'store-not-found', message: 'The store was not found' }]);
+    // BTCPay's GreenfieldInvoiceController.InvoiceNotFound(), word for word.
+    btcpay.permissions = [...INVOICE_PERMISSIONS];
+    const missing = await fetch(`${btcpay.url}/api/v1/stores/${FAKE_STORE_ID}/invoices/NoSuchInvoice1`, { headers: { authorization: `token ${FAKE_API_KEY}` } });
+    expect([missing.status, await missing.json()]).to.deep.equal([404, { code: 'invoice-not-found', message: 'The invoice was not found' }]);
   });
 });
 
@@ -160,6 +194,7 @@ eachDialect('processor: a failing BTCPay in the log and the metrics', (dialect) 
   beforeEach(() => {
     btcpay.mode = 'normal';
     btcpay.permissions = [...INVOICE_PERMISSIONS];
+    btcpay.proxyReply = undefined;
   });
   afterEach(async () => {
     await t?.close();
@@ -195,6 +230,8 @@ eachDialect('processor: a failing BTCPay in the log and the metrics', (dialect) 
     { title: 'an unknown store', arrange: () => (btcpay.permissions = [CREATE, VIEW]), over: { storeId: 'UnknownStore1' }, reason: 'store_not_found', status: 404 },
     { title: 'a BTCPay that is down', arrange: () => (btcpay.mode = 'down'), reason: 'unreachable' },
     { title: 'a BTCPay that does not answer in time', arrange: () => ((btcpay.mode = 'slow'), (btcpay.slowMs = 1000)), reason: 'timeout' },
+    { title: 'a proxy answering 502 for a BTCPay that is down', arrange: () => (btcpay.proxyReply = { status: 502, text: 'Bad Gateway' }), reason: 'upstream_error', status: 502 },
+    { title: 'a BTCPay rate-limiting the backend', arrange: () => (btcpay.proxyReply = { status: 429, text: 'Too Many Requests' }), reason: 'rate_limited', status: 429 },
   ];
   for (const scenario of scenarios) {
     it(`${scenario.title}: the wallet gets 503 processor_unavailable; the log warns with reason ${scenario.reason}, no stack; the metric counts it`, async () => {
@@ -215,6 +252,30 @@ eachDialect('processor: a failing BTCPay in the log and the metrics', (dialect) 
       expect(await failures(metricsUrl)).to.deep.equal([`{chain="none",upstream="btcpay",operation="createInvoice",reason="${scenario.reason}"} 1`]);
     });
   }
+
+  it('a settled invoice read through a 404 that is not invoice-not-found (a proxy, a wrong path) or a 502: 503, never an unpaid or unknown invoice, nothing consumed', async () => {
+    const { t, metricsUrl } = await boot();
+    const btc = new BtcKey();
+    const { invoice_id } = (await t.client.post('/api/v1/auth/payment-invoice', { pubkey_hash: btc.pubkeyHash })).body as { invoice_id: string };
+    btcpay.setStatus(invoice_id, 'Settled');
+    const register = () => t.client.post('/api/v1/auth/extension', extensionBody(btc, t.clock.now(), { payment_invoice_id: invoice_id }));
+    for (const [reply, reason] of [
+      [{ status: 404, text: '<html>Not Found</html>' }, 'not_found'],
+      [{ status: 404, json: { code: 'generic-error', message: 'Not found' } }, 'not_found'],
+      [{ status: 502, text: 'Bad Gateway' }, 'upstream_error'],
+    ] as const) {
+      btcpay.proxyReply = reply;
+      const res = await register();
+      expect([res.status, res.body.error?.code], reason).to.deep.equal([503, 'processor_unavailable']);
+      expect(t.logger.lines.filter((line) => line.msg === 'upstream unavailable').at(-1)).to.include({ reason, upstream_status: reply.status });
+    }
+    expect(await failures(metricsUrl)).to.deep.equal([
+      '{chain="none",upstream="btcpay",operation="getInvoice",reason="not_found"} 2',
+      '{chain="none",upstream="btcpay",operation="getInvoice",reason="upstream_error"} 1',
+    ]);
+    btcpay.proxyReply = undefined;
+    expect((await register()).status).to.equal(200);
+  });
 
   it('backend.checkProcessor() runs the same check, uncounted; null without a processor', async () => {
     const { t, metricsUrl } = await boot();

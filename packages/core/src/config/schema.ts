@@ -22,6 +22,19 @@ const httpUrl = v.pipe(
   v.check((value) => !/[?#]/.test(value), 'must not carry a query or fragment'),
 );
 
+/** A URL's user and password (`user:pass@`), when it parses. */
+const hasUserInfo = (value: string): boolean => {
+  try {
+    const url = new URL(value);
+    return url.username !== '' || url.password !== '';
+  } catch {
+    return false;
+  }
+};
+
+/** BTCPay's base URL: the API key is its credential, and fetch refuses a URL with `user:pass@` anyway. */
+const btcpayUrl = v.pipe(httpUrl, v.check((value) => !hasUserInfo(value), 'must not carry a user name or password (user:pass@); BTCPay authenticates with BTCPAY_API_KEY'));
+
 /** An Electrum server: `tcp://host:port`, or `ssl://host:port` (also `tls://`) for TLS. */
 const electrumUrl = v.pipe(
   v.string('is required (tcp://host:port or ssl://host:port)'),
@@ -120,7 +133,7 @@ export const settingsSchema = v.strictObject({
   registrationConfirmations: v.optional(v.pipe(v.number('must be a number'), v.check((value) => value === 1 || value === 2 || value === 6, 'must be 1, 2 or 6 (0-confirmation is refused)')), 1),
   registrationInvoiceExpiryMinutes: v.optional(intInRange(5, 1_440), 30),
   /** BTCPay Server (Greenfield API): base URL, store id and API key (`Authorization: token …`). */
-  btcpayUrl: v.optional(httpUrl),
+  btcpayUrl: v.optional(btcpayUrl),
   btcpayStoreId: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z0-9]{8,64}$/, 'must be a BTCPay store id'))),
   btcpayApiKey: v.optional(v.pipe(v.string('must be a string'), v.minLength(16, 'must be at least 16 characters'))),
   /** Esplora REST base (e.g. https://mempool.space/api or your electrs' HTTP port); unset = BTC chain access off. */

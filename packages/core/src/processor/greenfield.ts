@@ -36,12 +36,27 @@ export interface GreenfieldOptions {
 
 /**
  * Why a call to BTCPay failed (the `reason` of the log line and of
- * `wallet_upstream_failures_total`): `unauthorized` 401, the key is unknown or revoked;
- * `forbidden` 403, the key lacks a permission or is not for this store; `store_not_found` 404
- * on the store; `timeout`; `unreachable` (connection refused, DNS, TLS, a redirect);
- * `bad_answer`, any other status or a body that is not what Greenfield documents.
+ * `wallet_upstream_failures_total`; a closed set): `unauthorized` 401, the key is unknown or
+ * revoked; `forbidden` 403, the key lacks a permission or is not for this store;
+ * `store_not_found` 404 `store-not-found`; `not_found`, any other 404 (BTCPAY_URL's path does
+ * not lead to the Greenfield API, e.g. a proxy's page for unknown paths); `rate_limited` 429;
+ * `upstream_error` 5xx (BTCPay, or a proxy in front of it, is failing or down); `timeout`;
+ * `unreachable` (connection refused, DNS, TLS, a redirect); `bad_answer`, any other status or a
+ * body that is not what Greenfield documents.
  */
-export type ProcessorFailureReason = 'unauthorized' | 'forbidden' | 'store_not_found' | 'timeout' | 'unreachable' | 'bad_answer';
+export type ProcessorFailureReason =
+  | 'unauthorized'
+  | 'forbidden'
+  | 'store_not_found'
+  | 'not_found'
+  | 'rate_limited'
+  | 'upstream_error'
+  | 'timeout'
+  | 'unreachable'
+  | 'bad_answer';
+
+/** Greenfield's error code for an invoice that does not exist or belongs to another store (`GreenfieldInvoiceController.InvoiceNotFound`). */
+const INVOICE_NOT_FOUND = 'invoice-not-found';
 
 /** What `check()` found: one line per problem, naming the setting to fix. */
 export interface ProcessorCheck {
@@ -138,10 +153,14 @@ export class GreenfieldClient {
     return invoice;
   }
 
-  /** The invoice, or null when the processor does not know it (404 other than an unknown store). */
+  /**
+   * The invoice, or null only when BTCPay says it does not know it (404 `invoice-not-found`).
+   * Any other 404 (an unknown store, or a URL that does not reach Greenfield) is a failure: a
+   * wrong BTCPAY_URL must answer 503, never "no such invoice".
+   */
   async getInvoice(invoiceId: string): Promise<ProcessorInvoice | null> {
     const response = await this.call('GET', `${this.base}/${encodeURIComponent(invoiceId)}`);
-    if (response.status === 404 && errorCodeOf(response.body) !== 'store-not-found') return null;
+    if (response.status === 404 && errorCodeOf(response.body) === INVOICE_NOT_FOUND) return null;
     if (response.status !== 200) throw failed(classify(response), response);
     const invoice = asInvoice(response.body);
     if (invoice === null || invoice.id !== invoiceId) throw failed('bad_answer', response);
@@ -159,6 +178,8 @@ export class GreenfieldClient {
     const key = await this.probe('GET', `${this.root}/api-keys/current`);
     if ('failure' in key) return { ok: false, problems: [reach(key.failure, this.options)] };
     if (key.status === 401) return { ok: false, problems: ['BTCPAY_API_KEY: BTCPay refused the key (401): it is mistyped, revoked or from another BTCPay Server'] };
+    const keyFailing = failingLine(key.status, 'GET /api/v1/api-keys/current', this.options);
+    if (keyFailing !== undefined) return { ok: false, problems: [keyFailing] };
     const permissions = (key.body as { permissions?: unknown } | null)?.permissions;
     if (key.status !== 200 || !Array.isArray(permissions) || !permissions.every((p) => typeof p === 'string')) {
       return { ok: false, problems: [`BTCPAY_URL: ${originOf(this.options.url)} did not answer like a BTCPay Greenfield API (GET /api/v1/api-keys/current: HTTP ${key.status})`] };
@@ -180,10 +201,12 @@ export class GreenfieldClient {
       if ((invoices.status === 403 || invoices.status === 404) && problems.length === 0) {
         problems.push(`BTCPAY_STORE_ID: the key cannot see store ${this.options.storeId}: no such store, or the key belongs to a user without access to it`);
       } else if (invoices.status !== 200 && invoices.status !== 403 && invoices.status !== 404) {
-        problems.push(`BTCPAY_URL: unexpected answer to GET /api/v1/stores/${this.options.storeId}/invoices: HTTP ${invoices.status}`);
+        const path = `GET /api/v1/stores/${this.options.storeId}/invoices`;
+        problems.push(failingLine(invoices.status, path, this.options) ?? `BTCPAY_URL: unexpected answer to ${path}: HTTP ${invoices.status}`);
       }
     } else {
-      problems.push(`BTCPAY_URL: unexpected answer to GET /api/v1/stores/${this.options.storeId}: HTTP ${store.status}`);
+      const path = `GET /api/v1/stores/${this.options.storeId}`;
+      problems.push(failingLine(store.status, path, this.options) ?? `BTCPAY_URL: unexpected answer to ${path}: HTTP ${store.status}`);
     }
     return { ok: problems.length === 0, ...(storeName === undefined ? {} : { storeName }), problems };
   }
@@ -233,7 +256,9 @@ function isTimeout(err: unknown): boolean {
 function classify(response: Answer): ProcessorFailureReason {
   if (response.status === 401) return 'unauthorized';
   if (response.status === 403) return 'forbidden';
-  if (response.status === 404 && errorCodeOf(response.body) === 'store-not-found') return 'store_not_found';
+  if (response.status === 404) return errorCodeOf(response.body) === 'store-not-found' ? 'store_not_found' : 'not_found';
+  if (response.status === 429) return 'rate_limited';
+  if (response.status >= 500 && response.status <= 599) return 'upstream_error';
   return 'bad_answer';
 }
 
@@ -248,6 +273,13 @@ function reach(failure: 'timeout' | 'unreachable', options: GreenfieldOptions): 
   return failure === 'timeout'
     ? `BTCPAY_URL: ${originOf(options.url)} did not answer within ${options.timeoutMs} ms (UPSTREAM_TIMEOUT_MS)`
     : `BTCPAY_URL: cannot reach ${originOf(options.url)} (connection refused, unknown host, TLS error or a redirect)`;
+}
+
+/** The line for a 5xx or a 429: BTCPay (or a proxy in front of it) is failing, not the settings; undefined for any other status. */
+function failingLine(status: number, request: string, options: GreenfieldOptions): string | undefined {
+  if (status === 429) return `BTCPAY_URL: ${originOf(options.url)} is rate-limiting the backend (HTTP 429 to ${request}); retry later`;
+  if (status >= 500 && status <= 599) return `BTCPAY_URL: ${originOf(options.url)} answered HTTP ${status} to ${request}: BTCPay, or a proxy in front of it, is failing or down; retry later`;
+  return undefined;
 }
 
 /** Scheme, host and port only: the URL may carry credentials in its user part or query. */
