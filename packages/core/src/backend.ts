@@ -2,18 +2,17 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Router from '@koa/router';
 import Koa from 'koa';
-import { SessionRepository, SessionService, SignedActionVerifier, sessionsPlugin, TokenService } from './auth/index.js';
+import { SessionRepository, SessionService, SignedActionVerifier, TokenService } from './auth/index.js';
 import { CapabilityRegistry } from './capabilities/index.js';
-import { ChainRegistry, chainsPlugin } from './chains/index.js';
-import { ChallengeStore, challengesPlugin } from './challenges/index.js';
+import { ChainRegistry } from './chains/index.js';
+import { ChallengeStore } from './challenges/index.js';
 import { systemClock, type Clock } from './clock/index.js';
 import { validateSettings, type Settings, type SettingsInput } from './config/index.js';
 import { createIntegrity, createPeppers } from './crypto/index.js';
-import { coreErrors } from './errors/index.js';
-import { directoryPlugin, Nip05Cache } from './directory/index.js';
-import { gatesPlugin } from './gates/index.js';
+import { BootError, coreErrors } from './errors/index.js';
+import { Nip05Cache } from './directory/index.js';
 import { HookRegistry } from './hooks/index.js';
-import { identityPlugin, RegistrationGates } from './identity/index.js';
+import { RegistrationGates } from './identity/index.js';
 import {
   buildOpenApiDocument,
   chooseRateLimitStore,
@@ -31,14 +30,24 @@ import {
   type RouteKit,
 } from './http/index.js';
 import { createJsonLogger, type Logger } from './logger/index.js';
-import { AuditVerifications, coreMetricsPlugin, createPrometheusMetrics, instrumentUpstream, noMetrics, parseListenAddress, recordVerifications, startMetricsListener, stateGaugeProblems, STATE_READ_BUDGET_MS, type MetricsListener, type PrometheusMetrics } from './metrics/index.js';
-import { BootError, checkPluginSet, RouteRegistry, type PaymentProcessor, type PluginContext, type PublicSettings, type WalletPlugin } from './plugin/index.js';
+import { createPrometheusMetrics, instrumentUpstream, noMetrics, parseListenAddress, startMetricsListener, stateGaugeProblems, STATE_READ_BUDGET_MS, type MetricsListener, type PrometheusMetrics } from './metrics/index.js';
+import { checkPluginSet, RouteRegistry, type PaymentProcessor, type PluginContext, type PublicSettings, type WalletPlugin } from './plugin/index.js';
 import { GreenfieldClient, type ProcessorCheck } from './processor/index.js';
 import { LeaseRepository, Scheduler } from './scheduler/index.js';
-import { systemPlugin } from './system/index.js';
 import { UserRepository } from './users/index.js';
-import { AdminKeyStore, AdminService, AdminSessionStore, adminPlugin, AuditChain, OperatorSettings, SetupLatch, SetupService } from './admin/index.js';
+import { AdminKeyStore, AdminService, AdminSessionStore, AuditChain, AuditVerifications, recordVerifications, OperatorSettings, SetupLatch, SetupService } from './admin/index.js';
 import { connect, createDatabase, ledgerIdOf, poolUse, runMigrations, type Database } from './storage/index.js';
+// Core's own features are plugins; their factories are imported from each feature's plugin module,
+// not its index, so a feature's public face never re-exports what imports the contract.
+import { adminPlugin } from './admin/plugin.js';
+import { sessionsPlugin } from './auth/plugin.js';
+import { chainsPlugin } from './chains/plugin.js';
+import { challengesPlugin } from './challenges/plugin.js';
+import { directoryPlugin } from './directory/plugin.js';
+import { gatesPlugin } from './gates/plugin.js';
+import { identityPlugin } from './identity/plugin.js';
+import { coreMetricsPlugin } from './metrics/plugin.js';
+import { systemPlugin } from './system/plugin.js';
 
 /** Settings plus what cannot come from the environment: plugins and injected services. */
 export interface WalletBackendConfig extends SettingsInput {

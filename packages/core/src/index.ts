@@ -3,9 +3,9 @@
  * @module
  */
 export { createWalletBackend, type WalletBackend, type WalletBackendConfig, type StartOptions, type StartResult, type MetricsExposition } from './backend.js';
-export { BootError, type WalletPlugin, type PluginContext, type PluginMigration, type PublicSettings, type ChainAccess, type UtxoChainReader, type UtxoReceipt, type UtxoSpend, type GrinChainReader, type CryptonoteChainReader, type PaymentProcessor } from './plugin/index.js';
+export { type WalletPlugin, type PluginContext, type PluginMigration, type PublicSettings, type ChainAccess, type UtxoChainReader, type UtxoReceipt, type UtxoSpend, type GrinChainReader, type CryptonoteChainReader, type PaymentProcessor } from './plugin/index.js';
 export { validateSettings, envNameOf, settingsSchema, type Settings, type SettingsInput, type SettingsVerdict } from './config/index.js';
-export { WalletError, defineErrors, coreErrors, UpstreamFailure, type ErrorSpec, type ErrorCatalogue, type ErrorDetail } from './errors/index.js';
+export { BootError, WalletError, defineErrors, coreErrors, UpstreamFailure, type ErrorSpec, type ErrorCatalogue, type ErrorDetail } from './errors/index.js';
 export {
   defineRoute,
   MemoryRateLimitStore,

@@ -7,13 +7,9 @@ import { REPO_ROOT } from '../../harness/index.js';
 /**
  * Import cycles in every `packages/<name>/src` (docs/architecture.md#import-cycles): a module graph with
  * cycles has no order to read it in, and the plugin contract must depend on nothing that
- * depends on it. Type-only imports count: they are how the contract's circle grew.
- *
- * The target is none. Until the contract redesign reaches it, this is a ratchet: the files
- * caught in cycles may only go down, and a new cycle outside the known circle fails at once.
+ * depends on it. Type-only imports count: they are how the contract's circle grew (to 88 files
+ * before the barrels stopped re-exporting core's feature plugins).
  */
-const FILES_IN_CYCLES_AT_MOST = 88;
-const CYCLES_AT_MOST = 1;
 
 /** Every relative import or re-export of `file`, resolved to the .ts file it names. */
 function importsOf(file: string, known: Set<string>): string[] {
@@ -87,12 +83,9 @@ describe('import cycles in packages/*/src (type-only imports included)', () => {
     expect(cycles).to.deep.equal([['cycle/a.ts', 'cycle/b.ts', 'cycle/c.ts']]);
   });
 
-  it(`at most ${CYCLES_AT_MOST} circle and ${FILES_IN_CYCLES_AT_MOST} files in circles, going down to none`, () => {
-    const cycles = importCycles(files);
-    const inCycles = cycles.reduce((sum, cycle) => sum + cycle.length, 0);
-    const listing = cycles.map((cycle) => `  circle of ${cycle.length}: ${cycle.map((file) => relative(REPO_ROOT, file)).join(', ')}`).join('\n');
-    expect(cycles.length, listing).to.be.at.most(CYCLES_AT_MOST);
-    expect(inCycles, listing).to.be.at.most(FILES_IN_CYCLES_AT_MOST);
-    if (inCycles < FILES_IN_CYCLES_AT_MOST) console.log(`      ${inCycles} files in circles now: lower FILES_IN_CYCLES_AT_MOST to ${inCycles}`);
+  it('none', () => {
+    expect(files.length, 'the walk found the sources').to.be.greaterThan(200);
+    const cycles = importCycles(files).map((cycle) => `circle of ${cycle.length}: ${cycle.map((file) => relative(REPO_ROOT, file)).join(', ')}`);
+    expect(cycles).to.deep.equal([]);
   });
 });

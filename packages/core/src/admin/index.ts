@@ -6,4 +6,4 @@ export { OperatorSettings, SETTING_SECTIONS, APPLY_MODE, isSettingSection, type 
 export { AdminSessionStore } from './sessions.js';
 export { AdminService, ADMIN_LOGIN_PURPOSE, ADMIN_LOGIN_PATH, toKeyView, type AdminKeyView } from './service.js';
 export { SetupService, setupErrors } from './setup.js';
-export { adminPlugin } from './plugin.js';
+export { AuditVerifications, recordVerifications } from './verifications.js';

@@ -2,6 +2,5 @@ export { TokenService, type TokenClaims, type TokenType, type TokenServiceOption
 export { SessionRepository, type NewSession, type SessionRow } from './session-repo.js';
 export { SessionService, type AuthResponse, type SessionGuard } from './session-service.js';
 export { sessionRoutes } from './routes.js';
-export { sessionsPlugin } from './plugin.js';
 export { authResponse } from './schemas.js';
 export { SignedActionVerifier, requestDescriptorHash, type SignedAction, type SignedActionInput, type RequestDescriptor } from './signed-action.js';

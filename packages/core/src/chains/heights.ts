@@ -1,9 +1,7 @@
-import type { ChainAccess, CryptonoteChainReader, GrinChainReader, HeightSource, UtxoChainReader } from '../plugin/index.js';
 import { ASSETS, type Asset } from './assets.js';
+import type { ChainAccess, CryptonoteChainReader, GrinChainReader, Heights, HeightSource, UtxoChainReader } from './readers.js';
 
-export type { HeightSource };
-
-export type Heights = Record<Asset, number | null>;
+export type { Heights, HeightSource };
 
 /** Resolves with the source's answer, or null on failure or when `timeoutMs` passes first. */
 async function boundedHeight(source: HeightSource, timeoutMs: number): Promise<number | null> {

@@ -1,2 +1,1 @@
 export { ChallengeStore, type IssuedChallenge } from './store.js';
-export { challengesPlugin } from './plugin.js';

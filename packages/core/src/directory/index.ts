@@ -6,5 +6,4 @@ export { receivingKey } from './receiving-keys.js';
 export { UsernameService, normaliseUsername, RESERVED_USERNAMES } from './usernames.js';
 export { DirectoryService, type UsernameLookup, type GrinAddressOwner } from './directory-service.js';
 export { submittedKey, assetSchema } from './schemas.js';
-export { directoryPlugin } from './plugin.js';
 export { Nip05Cache, type Nip05Document } from './nip05-cache.js';

@@ -2,3 +2,4 @@ export { WalletError, isWalletError, type ErrorDetail, type WalletErrorOptions }
 export { defineErrors, type ErrorSpec, type ErrorCatalogue, type ErrorFactories } from './define-errors.js';
 export { coreErrors } from './codes.js';
 export { UpstreamFailure, isUpstreamFailure } from './upstream-failure.js';
+export { BootError } from './boot-error.js';

@@ -7,4 +7,3 @@ export { LoginEventLog } from './login-events.js';
 export { RestoreCheckService } from './restore-service.js';
 export { SpentProofStore } from './spent-proofs.js';
 export { IdentityRepository, type IdentityRow } from './identity-repo.js';
-export { identityPlugin } from './plugin.js';

@@ -2,6 +2,4 @@ export { noMetrics, type MetricsRecorder, type TaskOutcome, type UpstreamLabels,
 export { instrumentUpstream } from './upstream.js';
 export { createPrometheusMetrics, DROPPED_DEFAULT_METRICS, type PrometheusMetrics, type PrometheusOptions } from './prometheus.js';
 export { cancellingTimeout, stateGaugeProblems, STATE_CACHE_MS, STATE_READ_BUDGET_MS, type StateGauge, type StateSample } from './state.js';
-export { AuditVerifications, recordVerifications } from './audit.js';
-export { coreMetricsPlugin, AUDIT_VERIFY_INTERVAL_MS } from './plugin.js';
 export { parseListenAddress, startMetricsListener, type ListenAddress, type MetricsListener } from './listener.js';

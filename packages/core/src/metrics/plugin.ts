@@ -1,5 +1,5 @@
 import type { WalletPlugin } from '../plugin/index.js';
-import type { AuditVerifications } from './audit.js';
+import type { AuditVerifications } from '../admin/index.js';
 import { cancellingTimeout } from './state.js';
 
 /** A chain walk is a page of HMACs per 1,000 entries: cheap enough four times a day, frequent enough for a day-scale alert. */

@@ -1,2 +1,2 @@
 export type { WalletPlugin, PluginContext, PluginMigration, PublicSettings, ChainAccess, HeightSource, UtxoChainReader, UtxoReceipt, UtxoSpend, GrinChainReader, CryptonoteChainReader, PaymentProcessor } from './contract.js';
-export { BootError, checkPluginSet, RouteRegistry } from './registry.js';
+export { checkPluginSet, RouteRegistry } from './registry.js';

@@ -5,17 +5,6 @@ import type { WalletPlugin } from './contract.js';
 
 const PLUGIN_NAME = /^[a-z][a-z0-9-]{0,39}$/;
 
-/** Refusal to boot: every problem found, listed at once. */
-export class BootError extends Error {
-  readonly problems: readonly string[];
-
-  constructor(problems: readonly string[]) {
-    super(`wallet backend refused to start (${problems.length} problem${problems.length === 1 ? '' : 's'}):\n  - ${problems.join('\n  - ')}`);
-    this.name = 'BootError';
-    this.problems = problems;
-  }
-}
-
 /** Problems visible before any plugin runs: names, migration ids, configuration rules. */
 export function checkPluginSet(plugins: readonly WalletPlugin[], settings: Readonly<Partial<Settings>>): string[] {
   const problems: string[] = [];

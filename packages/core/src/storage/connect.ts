@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import { createJsonLogger, type Logger } from '../logger/index.js';
-import { BootError } from '../plugin/index.js';
+import { BootError } from '../errors/index.js';
 import { dialectFor, type Dialect, type DialectKind } from './dialect.js';
 import { cachePreparedStatements } from './statement-cache.js';
 

@@ -1,2 +1,1 @@
-export { systemPlugin } from './plugin.js';
 export { checkReadiness, READINESS_TIMEOUT_MS, type NotReady, type ReadinessCheck } from './readiness.js';

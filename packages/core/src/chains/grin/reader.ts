@@ -1,4 +1,4 @@
-import type { GrinChainReader } from '../../plugin/index.js';
+import type { GrinChainReader } from '../readers.js';
 import type { GrinNodeClient } from './node-client.js';
 
 const depth = (tip: number, height: number) => Math.max(0, tip - height + 1);

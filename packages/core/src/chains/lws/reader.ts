@@ -1,5 +1,5 @@
 import { decodeCryptonoteAddress, receivedWithTxKey, txKeyOutputsOf } from '../../crypto/index.js';
-import type { CryptonoteChainReader } from '../../plugin/index.js';
+import type { CryptonoteChainReader } from '../readers.js';
 import type { CryptonoteDaemonClient } from './daemon-client.js';
 
 /**

@@ -1,6 +1,6 @@
 import { Transaction } from 'bitcoinjs-lib';
 import { equalBytes } from '@noble/curves/utils.js';
-import type { UtxoChainReader, UtxoReceipt, UtxoSpend } from '../../plugin/index.js';
+import type { UtxoChainReader, UtxoReceipt, UtxoSpend } from '../readers.js';
 import { chainErrors } from '../errors.js';
 import type { ChainNetwork } from '../network.js';
 import type { UtxoBackend } from './backend.js';

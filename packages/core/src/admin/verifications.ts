@@ -1,12 +1,13 @@
-import type { AuditVerdict } from '../admin/index.js';
+import type { AuditVerdict } from './audit.js';
 import type { Clock } from '../clock/index.js';
 
 /**
  * The last audit chain verification this process ran (the periodic `core-metrics.audit-verify`
  * task, the erasure sweep's check, a scrub's check), kept in memory: recording it writes
- * nothing to the chain's tables, and since the task runs under a lease in one process at a
- * time, alerting takes the `max()` across instances. The shell's `audit verify` runs in a
- * process of its own and does not reach these series.
+ * nothing to the chain's tables. Every process verifies on its own schedule (the task's lease
+ * only keeps runs from overlapping), so alerting combines instances with `max()` of the time and
+ * `min()` of the result. The shell's `audit verify` runs in a process of its own and does not
+ * reach these series.
  */
 export class AuditVerifications {
   private last: { at: Date; ok: boolean } | null = null;
