@@ -8,14 +8,14 @@ import { startServer, type RunningServer } from '@wallet/server';
 import { eachDialect, freshDatabaseUrl, TestClient } from '../harness/index.js';
 import { erasureOptionProblems } from '../../packages/erasure/src/options.js';
 
-const SETTINGS = { publicApiUrl: 'https://wallet.example.test', adminKeyIntegritySecret: 'secret' };
+const SETTINGS = { publicApiUrl: 'https://wallet.example.test', configuredSecrets: ['adminKeyIntegritySecret'] };
 const GRACE = 'gracePeriodHours (ERASURE_GRACE_PERIOD_HOURS) must be a whole number of hours from 1 to 720';
 const LOGIN_EVENTS = 'loginEvents (ERASURE_LOGIN_EVENTS) must be purge or anonymize';
 const ENABLED = 'enabled (FEATURE_ERASURE) must be true or false';
 const NEEDS_SECRET = 'erasure (FEATURE_ERASURE) needs ADMIN_KEY_INTEGRITY_SECRET (the audit chain it appends to and scrubs)';
 const NEEDS_URL = 'erasure (FEATURE_ERASURE) needs PUBLIC_API_URL (the signed proofs are bound to it)';
 
-const problems = (options: Record<string, unknown>, settings: Record<string, string> = SETTINGS) => erasureOptionProblems(options as ErasureOptions, settings);
+const problems = (options: Record<string, unknown>, settings: { publicApiUrl?: string; configuredSecrets?: string[] } = SETTINGS) => erasureOptionProblems(options as ErasureOptions, settings);
 
 describe('erasure options', () => {
   it('defaults: off, 72 h, purge; no options have no problems', () => {
@@ -43,7 +43,7 @@ describe('erasure options', () => {
 
   it('on: needs the integrity secret and PUBLIC_API_URL; every problem is listed at once, in order', () => {
     expect(problems({ enabled: true }, { publicApiUrl: 'https://x.test' })).to.deep.equal([NEEDS_SECRET]);
-    expect(problems({ enabled: true }, { adminKeyIntegritySecret: 's' })).to.deep.equal([NEEDS_URL]);
+    expect(problems({ enabled: true }, { configuredSecrets: ['adminKeyIntegritySecret'] })).to.deep.equal([NEEDS_URL]);
     expect(problems({ enabled: true, gracePeriodHours: 0, loginEvents: 'x' }, {})).to.deep.equal([GRACE, LOGIN_EVENTS, NEEDS_SECRET, NEEDS_URL]);
     // off, the missing settings are no problem
     expect(problems({ enabled: false, gracePeriodHours: 721 }, {})).to.deep.equal([GRACE]);

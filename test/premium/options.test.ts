@@ -28,7 +28,7 @@ const MSG = {
   needsPlan: 'premium (PREMIUM_ENABLED) needs at least one plan in plans (PREMIUM_PLANS)',
 } as const;
 
-const BTCPAY = { btcpayUrl: 'https://btcpay.example', btcpayStoreId: 'store', btcpayApiKey: 'key' } as const;
+const BTCPAY = { btcpayUrl: 'https://btcpay.example', btcpayStoreId: 'store', configuredSecrets: ['btcpayApiKey'] } as const;
 const SOUND: PremiumOptions = { enabled: true, plans: 'month:30:0.0001', relayUrl: 'wss://relay.example', writePolicy: 'premium-post' };
 
 /** The problems of one option changed from sound options (premium on, processor configured). */

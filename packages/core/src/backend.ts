@@ -7,7 +7,7 @@ import { CapabilityRegistry } from './capabilities/index.js';
 import { ChainRegistry } from './chains/index.js';
 import { ChallengeStore } from './challenges/index.js';
 import { systemClock, type Clock } from './clock/index.js';
-import { validateSettings, type Settings, type SettingsInput } from './config/index.js';
+import { validateSettings, withoutSecrets, type Settings, type SettingsInput } from './config/index.js';
 import { createIntegrity, createPeppers } from './crypto/index.js';
 import { BootError, coreErrors } from './errors/index.js';
 import { Nip05Cache } from './directory/index.js';
@@ -31,7 +31,7 @@ import {
 } from './http/index.js';
 import { createJsonLogger, type Logger } from './logger/index.js';
 import { createPrometheusMetrics, instrumentUpstream, noMetrics, parseListenAddress, startMetricsListener, stateGaugeProblems, STATE_READ_BUDGET_MS, type MetricsListener, type PrometheusMetrics } from './metrics/index.js';
-import { checkPluginSet, RouteRegistry, type PaymentProcessor, type PluginContext, type PublicSettings, type WalletPlugin } from './plugin/index.js';
+import { chainsView, checkPluginSet, processorView, RouteRegistry, sessionsView, type PaymentProcessor, type PluginContext, type PublicSettings, type WalletPlugin } from './plugin/index.js';
 import { GreenfieldClient, type ProcessorCheck } from './processor/index.js';
 import { LeaseRepository, Scheduler } from './scheduler/index.js';
 import { UserRepository } from './users/index.js';
@@ -114,11 +114,6 @@ export interface WalletBackend {
 }
 
 const DRAIN_TIMEOUT_MS = 10_000;
-
-function publicSettings(settings: Settings): PublicSettings {
-  const { jwtSecret: _j, pepperSecret: _p, ipHashSalt: _i, adminKeyIntegritySecret: _a, adminSessionSecret: _s, btcpayApiKey: _b, grinNodeApiSecret: _g, priceFeedApiKey: _f, ...rest } = settings;
-  return Object.freeze(rest);
-}
 
 /**
  * Builds a backend: validates the whole configuration (refusing to boot with every problem
@@ -234,7 +229,11 @@ export async function createWalletBackend(config: WalletBackendConfig): Promise<
   late.overlay = overlay;
   late.admin = new AdminService({ db, keys: adminKeys, sessions: adminSessions, latch, audit, overlay, challenges, signedActions });
   const setup = new SetupService({ db, latch, keys: adminKeys, sessions: adminSessions, audit });
-  const visibleSettings = publicSettings(settings);
+  const visibleSettings = withoutSecrets(settings);
+  // Plugins get these views, never the services themselves (which hold keys).
+  const pluginSessions = sessionsView(sessions);
+  const pluginChains = chainsView(chains);
+  const pluginProcessor = late.processor === null ? null : processorView(late.processor);
 
   const closers: Array<{ owner: string; handler: () => void | Promise<void> }> = [];
   const runClosers = async () => {
@@ -257,7 +256,7 @@ export async function createWalletBackend(config: WalletBackendConfig): Promise<
         settings: visibleSettings,
         db,
         routes: { add: (route) => routeRegistry.add(owner, route) },
-        auth: { challenges, sessions, signedActions, addSessionGuard: (guard) => sessions.addGuard(guard) },
+        auth: { challenges, sessions: pluginSessions, signedActions, addSessionGuard: (guard) => sessions.addGuard(guard) },
         registration: {
           addGate: (gate) => {
             try {
@@ -284,8 +283,8 @@ export async function createWalletBackend(config: WalletBackendConfig): Promise<
           },
         },
         audit: { append: (trx, entry, options) => audit.append(trx, entry, options), verify: () => audit.verify(), redact: (trx, userId) => audit.redact(trx, userId) },
-        chains,
-        processor: late.processor,
+        chains: pluginChains,
+        processor: pluginProcessor,
         scheduler: {
           every: (name, intervalMs, task, options) => {
             try {

@@ -3,7 +3,7 @@
  * @module
  */
 export { createWalletBackend, type WalletBackend, type WalletBackendConfig, type StartOptions, type StartResult, type MetricsExposition } from './backend.js';
-export { type WalletPlugin, type PluginContext, type PluginMigration, type PublicSettings, type ChainAccess, type UtxoChainReader, type UtxoReceipt, type UtxoSpend, type GrinChainReader, type CryptonoteChainReader, type PaymentProcessor } from './plugin/index.js';
+export { type WalletPlugin, type PluginContext, type PluginMigration, type PublicSettings, type PublicSettingsInput, type ChainAccess, type UtxoChainReader, type UtxoReceipt, type UtxoSpend, type GrinChainReader, type CryptonoteChainReader, type PaymentProcessor } from './plugin/index.js';
 export { validateSettings, envNameOf, settingsSchema, type Settings, type SettingsInput, type SettingsVerdict } from './config/index.js';
 export { BootError, WalletError, defineErrors, coreErrors, UpstreamFailure, type ErrorSpec, type ErrorCatalogue, type ErrorDetail } from './errors/index.js';
 export {
@@ -49,7 +49,7 @@ export {
   type Knex,
   type Migration,
 } from './storage/index.js';
-export type { SessionService, AuthResponse, SignedActionVerifier, SignedAction, SignedActionInput, RequestDescriptor } from './auth/index.js';
+export type { SessionService, Sessions, AuthResponse, SignedActionVerifier, SignedAction, SignedActionInput, RequestDescriptor } from './auth/index.js';
 export { requestDescriptorHash } from './auth/index.js';
 export { identityErrors, extensionLoginMessage, keyRotationMessage, websiteChallengeMessage, SIGNED_TIMESTAMP_SKEW_SEC, NOSTR_LINK_PURPOSE, NOSTR_REGISTER_PURPOSE, WEBSITE_LOGIN_PURPOSE, type RegistrationGate, type RegistrationAttempt, type RegistrationIdentity, type GateInputs } from './identity/index.js';
 export { directoryErrors, RESERVED_USERNAMES, type UserKeyInfo } from './directory/index.js';

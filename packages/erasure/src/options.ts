@@ -16,9 +16,10 @@ export const SWEEP_INTERVAL_MS = 60_000;
 /** Due requests erased per sweep (one transaction each). */
 export const SWEEP_BATCH = 20;
 
+/** What erasure reads of core's settings; plugins see which secrets are set, never their values. */
 interface CoreSettings {
   publicApiUrl?: string;
-  adminKeyIntegritySecret?: string;
+  configuredSecrets?: readonly string[];
 }
 
 /** Every problem with the options; fail closed (spec › General rule 3: erasure requires the integrity secret and PUBLIC_API_URL). */
@@ -29,7 +30,7 @@ export function erasureOptionProblems(options: ErasureOptions, settings: Readonl
   if (grace !== undefined && (typeof grace !== 'number' || !Number.isInteger(grace) || grace < 1 || grace > 720)) problems.push('gracePeriodHours (ERASURE_GRACE_PERIOD_HOURS) must be a whole number of hours from 1 to 720');
   if (options.loginEvents !== undefined && options.loginEvents !== 'purge' && options.loginEvents !== 'anonymize') problems.push('loginEvents (ERASURE_LOGIN_EVENTS) must be purge or anonymize');
   if (options.enabled === true) {
-    if (settings.adminKeyIntegritySecret === undefined) problems.push('erasure (FEATURE_ERASURE) needs ADMIN_KEY_INTEGRITY_SECRET (the audit chain it appends to and scrubs)');
+    if (!(settings.configuredSecrets ?? []).includes('adminKeyIntegritySecret')) problems.push('erasure (FEATURE_ERASURE) needs ADMIN_KEY_INTEGRITY_SECRET (the audit chain it appends to and scrubs)');
     if (settings.publicApiUrl === undefined) problems.push('erasure (FEATURE_ERASURE) needs PUBLIC_API_URL (the signed proofs are bound to it)');
   }
   return problems;

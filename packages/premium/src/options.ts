@@ -82,11 +82,12 @@ function intProblem(name: string, env: string, value: unknown, min: number, max:
   return typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max ? [] : [`${name} (${env}) must be a whole number from ${min} to ${max}`];
 }
 
+/** What premium reads of core's settings; plugins see which secrets are set (the API key), never their values. */
 interface CoreSettings {
   nodeEnv?: string;
   btcpayUrl?: string;
   btcpayStoreId?: string;
-  btcpayApiKey?: string;
+  configuredSecrets?: readonly string[];
 }
 
 /** Every problem with the options, given the core settings; fail closed: premium on must be able to take payment and to mean something on the relay (spec › General rule 3). */
@@ -112,8 +113,9 @@ export function premiumOptionProblems(options: PremiumOptions, settings: Readonl
   if (enabled === true) {
     if (options.relayUrl === undefined) problems.push('premium (PREMIUM_ENABLED) needs the relay on: set relayUrl (RELAY_URL)');
     if ((options.writePolicy ?? PREMIUM_DEFAULTS.writePolicy) !== 'premium-post') problems.push('premium (PREMIUM_ENABLED) needs the premium-post write policy (RELAY_WRITE_POLICY=premium-post)');
+    const configured = { btcpayUrl: settings.btcpayUrl !== undefined, btcpayStoreId: settings.btcpayStoreId !== undefined, btcpayApiKey: (settings.configuredSecrets ?? []).includes('btcpayApiKey') };
     for (const [key, env] of [['btcpayUrl', 'BTCPAY_URL'], ['btcpayStoreId', 'BTCPAY_STORE_ID'], ['btcpayApiKey', 'BTCPAY_API_KEY']] as const) {
-      if (settings[key] === undefined) problems.push(`premium (PREMIUM_ENABLED) needs the payment processor: ${key} (${env}) is missing`);
+      if (!configured[key]) problems.push(`premium (PREMIUM_ENABLED) needs the payment processor: ${key} (${env}) is missing`);
     }
     if (parsed.plans.length === 0 && parsed.problems.length === 0) problems.push('premium (PREMIUM_ENABLED) needs at least one plan in plans (PREMIUM_PLANS)');
   }

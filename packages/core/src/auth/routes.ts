@@ -2,9 +2,9 @@ import { coreErrors } from '../errors/index.js';
 import { defineRoute, type AnyRoute } from '../http/index.js';
 import type { UserRepository } from '../users/index.js';
 import { authResponse, logoutRequest, logoutResponse, refreshTokenRequest, userInfo } from './schemas.js';
-import type { SessionService } from './session-service.js';
+import type { Sessions } from './session-service.js';
 
-export function sessionRoutes(sessions: SessionService, users: UserRepository): AnyRoute[] {
+export function sessionRoutes(sessions: Sessions, users: UserRepository): AnyRoute[] {
   return [
     defineRoute({
       method: 'POST',

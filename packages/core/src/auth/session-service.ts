@@ -29,13 +29,27 @@ const BEARER = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/;
  */
 export type SessionGuard = (userId: string, trx: Knex.Transaction) => Promise<void>;
 
+/** The session operations features and plugins call; core's `SessionService` implements them. */
+export interface Sessions {
+  /** Opens a session for a user who has just proven who they are; pass `executor` to join the caller's transaction. */
+  start(userId: string, platform: Platform, executor?: Executor): Promise<AuthResponse>;
+  /** Rotates a refresh token: exactly one of concurrent refreshes with one token wins. */
+  refresh(refreshToken: string): Promise<AuthResponse>;
+  /** Idempotent: an unknown, malformed or already revoked token also succeeds. */
+  logout(refreshToken: string): Promise<void>;
+  /** The bearer guard: a valid access token whose session is still live, else 401. */
+  authenticate(authorization: string | undefined): Promise<UserAuth>;
+  /** Revokes every live session of a user; returns how many. */
+  revokeAllForUser(userId: string, executor?: Executor): Promise<number>;
+}
+
 /**
  * Sessions and the tokens that stand for them. Only a peppered hash of each refresh token is
  * stored; a refresh revokes the old session and stores its successor in one atomic step decided
  * by a single conditional update, so of concurrent refreshes with one token exactly one
  * succeeds and only the winner's successor exists.
  */
-export class SessionService {
+export class SessionService implements Sessions {
   private readonly guards: SessionGuard[] = [];
 
   constructor(

@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { envNameOf } from './env-name.js';
+import { REQUIRED_SECRETS } from './secrets.js';
 
 /** A trusted-proxy entry: an IPv4/IPv6 address, optionally with a /prefix. */
 export function isAddressOrCidr(entry: string): boolean {
@@ -13,7 +14,6 @@ export function isAddressOrCidr(entry: string): boolean {
 }
 
 const label = (key: string) => `${key} (${envNameOf(key)})`;
-const SECRET_KEYS = ['jwtSecret', 'pepperSecret', 'ipHashSalt', 'adminKeyIntegritySecret', 'adminSessionSecret'] as const;
 
 /**
  * Rules that span several settings. They run whether or not the schema passed, so each checks
@@ -26,7 +26,7 @@ export function crossFieldViolations(settings: Readonly<Record<string, unknown>>
   if (typeof accessTokenTtlSec === 'number' && typeof refreshTokenTtlSec === 'number' && refreshTokenTtlSec <= accessTokenTtlSec) {
     problems.push(`${label('refreshTokenTtlSec')}: must be longer than accessTokenTtlSec`);
   }
-  const secrets = SECRET_KEYS.flatMap((key) => (typeof settings[key] === 'string' ? [[key, settings[key]] as const] : []));
+  const secrets = REQUIRED_SECRETS.flatMap((key) => (typeof settings[key] === 'string' ? [[key, settings[key]] as const] : []));
   for (let i = 0; i < secrets.length; i++) {
     for (let j = i + 1; j < secrets.length; j++) {
       if (secrets[i]![1] === secrets[j]![1]) problems.push(`${secrets[i]![0]} and ${secrets[j]![0]} must be different secrets`);

@@ -1,5 +1,5 @@
 import { bytesToHex } from '@noble/hashes/utils.js';
-import type { AuthResponse, SessionService } from '../auth/index.js';
+import type { AuthResponse, Sessions } from '../auth/index.js';
 import type { Clock } from '../clock/index.js';
 import { hash160, type Peppers } from '../crypto/index.js';
 import { normaliseKey, type KeyRepository, type ReceivingKey, type SubmittedKey } from '../directory/index.js';
@@ -27,7 +27,7 @@ export interface ExtensionDeps {
   db: Database;
   identities: IdentityRepository;
   keys: KeyRepository;
-  sessions: SessionService;
+  sessions: Sessions;
   gates: RegistrationGates;
   spentProofs: SpentProofStore;
   loginEvents: LoginEventLog;

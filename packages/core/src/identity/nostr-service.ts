@@ -1,4 +1,4 @@
-import type { AuthResponse, SessionService, SignedActionVerifier } from '../auth/index.js';
+import type { AuthResponse, Sessions, SignedActionVerifier } from '../auth/index.js';
 import type { ChallengeStore, IssuedChallenge } from '../challenges/index.js';
 import type { ChainNetwork } from '../chains/index.js';
 import type { Clock } from '../clock/index.js';
@@ -36,7 +36,7 @@ export interface NostrDeps {
   db: Database;
   identities: IdentityRepository;
   keys: KeyRepository;
-  sessions: SessionService;
+  sessions: Sessions;
   challenges: ChallengeStore;
   signedActions: SignedActionVerifier;
   gates: RegistrationGates;

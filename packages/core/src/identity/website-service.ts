@@ -1,5 +1,5 @@
 import { bytesToHex, hexToBytes, utf8ToBytes } from '@noble/hashes/utils.js';
-import type { AuthResponse, SessionService } from '../auth/index.js';
+import type { AuthResponse, Sessions } from '../auth/index.js';
 import type { ChallengeStore } from '../challenges/index.js';
 import { cryptonoteNetworkOf, isAsset, type Asset, type ChainNetwork } from '../chains/index.js';
 import type { Clock } from '../clock/index.js';
@@ -24,7 +24,7 @@ export interface WebsiteDeps {
   db: Database;
   identities: IdentityRepository;
   keys: KeyRepository;
-  sessions: SessionService;
+  sessions: Sessions;
   challenges: ChallengeStore;
   loginEvents: LoginEventLog;
   peppers: Peppers;

@@ -1,9 +1,9 @@
-import type { SessionGuard, SessionService, SignedActionVerifier } from '../auth/index.js';
+import type { SessionGuard, Sessions, SignedActionVerifier } from '../auth/index.js';
 import type { CapabilityContributor } from '../capabilities/index.js';
 import type { ChainAccess } from '../chains/index.js';
 import type { ChallengeStore } from '../challenges/index.js';
 import type { Clock } from '../clock/index.js';
-import type { Settings } from '../config/index.js';
+import type { PublicSettings, PublicSettingsInput } from '../config/index.js';
 import type { Peppers } from '../crypto/index.js';
 import type { UserErasureHandler, UserExportHandler } from '../hooks/index.js';
 import type { AnyRoute } from '../http/index.js';
@@ -31,8 +31,8 @@ export interface PaymentProcessor {
 /** A plugin migration: forward-only, additive; its ledger id is `<plugin name>/<id>`. */
 export type PluginMigration = Migration;
 
-/** Core settings without the secrets: what a plugin may read. */
-export type PublicSettings = Omit<Settings, 'jwtSecret' | 'pepperSecret' | 'ipHashSalt' | 'adminKeyIntegritySecret' | 'adminSessionSecret' | 'btcpayApiKey' | 'grinNodeApiSecret' | 'priceFeedApiKey'>;
+/** Core settings without the secrets (config's `SECRET_SETTINGS`), and which secrets are set: what a plugin may read. */
+export type { PublicSettings, PublicSettingsInput };
 
 /**
  * A feature package. Core's own features use this same contract, so it is exercised on every
@@ -56,9 +56,10 @@ export interface WalletPlugin {
   migrations?: readonly PluginMigration[];
   /**
    * Fail-closed configuration rules: return EVERY violation (empty when sound). Receives the
-   * core settings as given; when core's own validation failed some fields may be missing.
+   * core settings as given, without the secrets (`configuredSecrets` says which are set); when
+   * core's own validation failed some fields may be missing.
    */
-  validateConfig?(settings: Readonly<Partial<Settings>>): string[];
+  validateConfig?(settings: Readonly<PublicSettingsInput>): string[];
   setup(ctx: PluginContext): void | Promise<void>;
 }
 
@@ -76,7 +77,7 @@ export interface PluginContext {
     /** Single-use, purpose-bound server nonces. */
     readonly challenges: ChallengeStore;
     /** Opens sessions (token pairs) for proven users and revokes them. */
-    readonly sessions: SessionService;
+    readonly sessions: Sessions;
     /** Verifies a NIP-98 signed action (nonce + purpose + request descriptor) and consumes its nonce. */
     readonly signedActions: SignedActionVerifier;
     /**

@@ -1,4 +1,4 @@
-import type { Settings } from '../config/index.js';
+import { withoutSecrets, type Settings } from '../config/index.js';
 import { fullPath, type AnyRoute } from '../http/index.js';
 import { checkMigrationSets } from '../storage/index.js';
 import type { WalletPlugin } from './contract.js';
@@ -15,9 +15,11 @@ export function checkPluginSet(plugins: readonly WalletPlugin[], settings: Reado
     seen.add(plugin.name);
   }
   problems.push(...checkMigrationSets(plugins.map((plugin) => ({ owner: plugin.name, migrations: plugin.migrations ?? [] }))));
+  // Plugins check their options against the settings, never against a secret's value.
+  const visible = withoutSecrets(settings);
   for (const plugin of plugins) {
     try {
-      for (const violation of plugin.validateConfig?.(settings) ?? []) problems.push(`${plugin.name}: ${violation}`);
+      for (const violation of plugin.validateConfig?.(visible) ?? []) problems.push(`${plugin.name}: ${violation}`);
     } catch (err) {
       problems.push(`${plugin.name}: configuration check threw: ${(err as Error).message}`);
     }
