@@ -37,7 +37,7 @@ const COVERED: Array<{ file: string; contains: string; by: string }> = [
 ];
 
 /** Type names of @wallet/backend-core an excerpt of its declarations may use (`fragment types`): those it does not declare itself are imported. */
-const CORE_TYPES = ['Dialect', 'Executor', 'Knex', 'PluginContext', 'PluginMigration', 'PublicSettingsInput', 'Settings', 'Where'];
+const CORE_TYPES = ['Dialect', 'ErrorCatalogue', 'ErrorSpec', 'Executor', 'Knex', 'PluginContext', 'PluginMigration', 'PublicSettingsInput', 'Settings', 'Where'];
 
 /** What an excerpt may take as given. Each is prepended to the excerpt, which is then type-checked. */
 const CONTEXTS: Record<string, string | ((body: string) => string)> = {

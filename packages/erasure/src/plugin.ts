@@ -1,3 +1,4 @@
+import { erasureErrors } from './errors.js';
 import type { WalletPlugin } from '@wallet/backend-core';
 import { erasureMigrations } from './migrations.js';
 import { registerErasureMetrics } from './metrics.js';
@@ -17,6 +18,7 @@ export function erasurePlugin(options: ErasureOptions = {}): WalletPlugin {
   const enabled = options.enabled ?? ERASURE_DEFAULTS.enabled;
   return {
     name: 'erasure',
+    errors: [erasureErrors],
     version: '0.3.0',
     migrations: erasureMigrations,
     validateConfig: (settings) => erasureOptionProblems(options, settings),

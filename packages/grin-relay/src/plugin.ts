@@ -1,3 +1,4 @@
+import { grinRelayErrors } from './errors.js';
 import type { WalletPlugin } from '@wallet/backend-core';
 import { relayMigrations } from './migrations.js';
 import { RELAY_DEFAULTS, relayOptionProblems, type GrinRelayOptions } from './options.js';
@@ -18,6 +19,7 @@ export function grinRelayPlugin(options: GrinRelayOptions = {}): WalletPlugin {
   const sweepIntervalSec = options.sweepIntervalSec ?? RELAY_DEFAULTS.sweepIntervalSec;
   return {
     name: 'grin-relay',
+    errors: [grinRelayErrors],
     version: '0.3.0',
     migrations: relayMigrations,
     validateConfig: () => relayOptionProblems(options),

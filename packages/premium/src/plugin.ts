@@ -1,3 +1,4 @@
+import { premiumErrors } from './errors.js';
 import type { WalletPlugin } from '@wallet/backend-core';
 import { premiumMigrations } from './migrations.js';
 import { registerPremiumMetrics } from './metrics.js';
@@ -18,6 +19,7 @@ export function premiumPlugin(options: PremiumOptions = {}): WalletPlugin {
   const enabled = options.enabled ?? PREMIUM_DEFAULTS.enabled;
   return {
     name: 'premium',
+    errors: [premiumErrors],
     version: '0.3.0',
     migrations: premiumMigrations,
     validateConfig: (settings) => premiumOptionProblems(options, settings),

@@ -1,3 +1,4 @@
+import { tipErrors } from './errors.js';
 import type { WalletPlugin } from '@wallet/backend-core';
 import { tipsMigrations } from './migrations.js';
 import { registerTipMetrics } from './metrics.js';
@@ -28,6 +29,7 @@ export function tipsPlugin(options: TipsOptions = {}): WalletPlugin {
   const targeted = enabled && (options.targeted ?? TIPS_DEFAULTS.targeted);
   return {
     name: 'tips',
+    errors: [tipErrors],
     version: '0.3.0',
     migrations: tipsMigrations,
     validateConfig: (settings) => tipsOptionProblems(options, settings),

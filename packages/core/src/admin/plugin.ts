@@ -1,3 +1,5 @@
+import { adminErrors } from './errors.js';
+import { setupErrors } from './setup.js';
 import type { WalletPlugin } from '../plugin/index.js';
 import type { OperatorSettings } from './overlay.js';
 import { adminRoutes } from './routes.js';
@@ -7,6 +9,7 @@ import type { AdminService } from './service.js';
 export function adminPlugin(options: { service: () => AdminService; overlay: () => OperatorSettings }): WalletPlugin {
   return {
     name: 'core-admin',
+    errors: [adminErrors, setupErrors],
     setup(ctx) {
       for (const route of adminRoutes(options.service(), options.overlay())) ctx.routes.add(route);
     },

@@ -1,3 +1,4 @@
+import { chainErrors } from './errors.js';
 import type { Settings } from '../config/index.js';
 import { instrumentUpstream, type MetricsRecorder } from '../metrics/index.js';
 import type { WalletPlugin } from '../plugin/index.js';
@@ -15,6 +16,7 @@ import { ElectrumClient, EsploraClient, UtxoChainService, UtxoReader, utxoRoutes
 export function chainsPlugin(options: { settings: () => Settings; metrics: () => MetricsRecorder | null; registry: () => ChainRegistry }): WalletPlugin {
   return {
     name: 'core-chains',
+    errors: [chainErrors],
     setup(ctx) {
       const settings = options.settings();
       const metrics = options.metrics();

@@ -1,3 +1,4 @@
+import { directoryErrors } from './errors.js';
 import type { WalletPlugin } from '../plugin/index.js';
 import { DirectoryService } from './directory-service.js';
 import { KeyRepository } from './key-repo.js';
@@ -9,6 +10,7 @@ import { UsernameService } from './usernames.js';
 export function directoryPlugin(options: { nip05Cache: Nip05Cache }): WalletPlugin {
   return {
     name: 'core-directory',
+    errors: [directoryErrors],
     setup(ctx) {
       const keys = new KeyRepository(ctx.db, ctx.clock);
       const directory = new DirectoryService(ctx.db, keys, ctx.settings.chainNetwork, ctx.settings.nip05Relays, ctx.settings.publicApiUrl, options.nip05Cache);

@@ -1,3 +1,4 @@
+import { gateErrors } from './errors.js';
 import { hmac } from '@noble/hashes/hmac.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
@@ -17,6 +18,7 @@ import { gateRoutes } from './routes.js';
 export function gatesPlugin(options: { settings: () => Settings; processor: () => PaymentProcessor | null }): WalletPlugin {
   return {
     name: 'core-gates',
+    errors: [gateErrors],
     setup(ctx) {
       const settings = options.settings();
       // A key of its own for ALTCHA, derived so that no configured secret is ever used twice.

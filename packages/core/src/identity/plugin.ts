@@ -1,3 +1,4 @@
+import { identityErrors } from './errors.js';
 import { KeyRepository } from '../directory/index.js';
 import type { WalletPlugin } from '../plugin/index.js';
 import type { Executor } from '../storage/index.js';
@@ -28,6 +29,7 @@ export interface IdentityPluginOptions {
 export function identityPlugin(options: IdentityPluginOptions): WalletPlugin {
   return {
     name: 'core-identity',
+    errors: [identityErrors],
     setup(ctx) {
       const { db, clock, settings } = ctx;
       const identities = new IdentityRepository(db, clock, options.nostrKeyLinked);

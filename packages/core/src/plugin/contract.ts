@@ -3,6 +3,7 @@ import type { CapabilityContributor } from '../capabilities/index.js';
 import type { ChainAccess } from '../chains/index.js';
 import type { ChallengeStore } from '../challenges/index.js';
 import type { Clock } from '../clock/index.js';
+import type { ErrorCatalogue, ErrorSpec } from '../errors/index.js';
 import type { PublicSettings, PublicSettingsInput } from '../config/index.js';
 import type { Peppers } from '../crypto/index.js';
 import type { UserErasureHandler, UserExportHandler } from '../hooks/index.js';
@@ -51,7 +52,18 @@ export type { PublicSettings, PublicSettingsInput };
 export interface WalletPlugin {
   /** Unique, lower-case (`grin-relay`); namespaces migrations and scheduler tasks. */
   name: string;
+  /** The plugin's release, `major.minor.patch` (a pre-release suffix allowed); another shape refuses the boot. */
   version?: string;
+  /**
+   * Plugins this one needs, by name. Each must be registered, and before this one, so its
+   * `setup` has run first; otherwise the boot is refused, naming the missing or misplaced one.
+   */
+  dependencies?: readonly string[];
+  /**
+   * The error catalogues (`defineErrors`) the plugin's routes and services throw from. Declared
+   * here, the codes are known without running `setup`; a code two plugins declare refuses the boot.
+   */
+  errors?: readonly ErrorCatalogue<Record<string, ErrorSpec>>[];
   /** Ordered, additive migrations, run after core's. */
   migrations?: readonly PluginMigration[];
   /**

@@ -4,6 +4,56 @@ import { checkMigrationSets } from '../storage/index.js';
 import type { WalletPlugin } from './contract.js';
 
 const PLUGIN_NAME = /^[a-z][a-z0-9-]{0,39}$/;
+const VERSION = /^\d{1,6}\.\d{1,6}\.\d{1,6}(-[0-9A-Za-z.-]{1,40})?$/;
+
+/** What a plugin declares as data beside `setup`: readable without booting anything. */
+export interface PluginSurface {
+  name: string;
+  version: string | null;
+  dependencies: string[];
+  /** Ledger ids, `<plugin>/<id>`. */
+  migrations: string[];
+  /** Every error code of its declared catalogues, with its HTTP status. */
+  errors: Array<{ code: string; status: number }>;
+}
+
+/** A plugin's declared surface, without calling `setup` or touching a database. */
+export function describePlugin(plugin: WalletPlugin): PluginSurface {
+  return {
+    name: plugin.name,
+    version: plugin.version ?? null,
+    dependencies: [...(plugin.dependencies ?? [])],
+    migrations: (plugin.migrations ?? []).map((migration) => `${plugin.name}/${migration.id}`),
+    errors: (plugin.errors ?? []).flatMap((catalogue) => Object.entries(catalogue.specs).map(([code, spec]) => ({ code, status: spec.status }))),
+  };
+}
+
+/** The declared parts every plugin set must agree on: versions' shape, dependencies present and earlier, error codes unique. */
+function declarationProblems(plugins: readonly WalletPlugin[]): string[] {
+  const problems: string[] = [];
+  const position = new Map<string, number>();
+  plugins.forEach((plugin, index) => {
+    if (!position.has(plugin.name)) position.set(plugin.name, index);
+  });
+  const codes = new Map<string, string>();
+  plugins.forEach((plugin, index) => {
+    if (plugin.version !== undefined && (typeof plugin.version !== 'string' || !VERSION.test(plugin.version))) {
+      problems.push(`plugin "${plugin.name}": version "${String(plugin.version)}" is not major.minor.patch`);
+    }
+    for (const dependency of plugin.dependencies ?? []) {
+      const at = position.get(dependency);
+      if (dependency === plugin.name) problems.push(`plugin "${plugin.name}" names itself as a dependency`);
+      else if (at === undefined) problems.push(`plugin "${plugin.name}" needs plugin "${dependency}", which is not registered`);
+      else if (at > index) problems.push(`plugin "${plugin.name}" needs plugin "${dependency}": register "${dependency}" before it`);
+    }
+    for (const { code } of describePlugin(plugin).errors) {
+      const owner = codes.get(code);
+      if (owner === undefined) codes.set(code, plugin.name);
+      else if (owner !== plugin.name) problems.push(`error code "${code}" is declared by plugin "${owner}" and by plugin "${plugin.name}"`);
+    }
+  });
+  return problems;
+}
 
 /** Problems visible before any plugin runs: names, migration ids, configuration rules. */
 export function checkPluginSet(plugins: readonly WalletPlugin[], settings: Readonly<Partial<Settings>>): string[] {
@@ -15,6 +65,7 @@ export function checkPluginSet(plugins: readonly WalletPlugin[], settings: Reado
     seen.add(plugin.name);
   }
   problems.push(...checkMigrationSets(plugins.map((plugin) => ({ owner: plugin.name, migrations: plugin.migrations ?? [] }))));
+  problems.push(...declarationProblems(plugins));
   // Plugins check their options against the settings, never against a secret's value.
   const visible = withoutSecrets(settings);
   for (const plugin of plugins) {

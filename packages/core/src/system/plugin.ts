@@ -1,3 +1,5 @@
+import { coreErrors } from '../errors/index.js';
+import { processorErrors } from '../processor/index.js';
 import * as v from 'valibot';
 import { ASSETS } from '../chains/index.js';
 import { defineRoute } from '../http/index.js';
@@ -22,6 +24,7 @@ export function systemPlugin(deps: {
 }): WalletPlugin {
   return {
     name: 'core',
+    errors: [coreErrors, processorErrors],
     migrations: coreMigrations,
     setup(ctx) {
       ctx.capabilities.contribute(() => ({ api_version: OPENAPI_VERSION, chains: ctx.chains.enabled }));
