@@ -70,7 +70,7 @@ import { notesPlugin } from './notes.js';
 // The catalogue as its section ("Errors") declares it: notes.ts's, plus the invite code of the excerpts.
 const notesErrors = defineErrors({
   note_not_found: { status: 404, message: 'Note not found.' },
-  invite_invalid: { status: 400, message: 'The invite is invalid, expired or already used.' },
+  note_invite_invalid: { status: 400, message: 'The invite is invalid, expired or already used.' },
 });
 declare const ctx: PluginContext;
 declare const auth: UserAuth, body: { nonce: string };

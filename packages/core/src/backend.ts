@@ -31,7 +31,7 @@ import {
 } from './http/index.js';
 import { createJsonLogger, type Logger } from './logger/index.js';
 import { createPrometheusMetrics, instrumentUpstream, noMetrics, parseListenAddress, startMetricsListener, stateGaugeProblems, STATE_READ_BUDGET_MS, type MetricsListener, type PrometheusMetrics } from './metrics/index.js';
-import { chainsView, checkPluginSet, processorView, RouteRegistry, sessionsView, type PaymentProcessor, type PluginContext, type PublicSettings, type WalletPlugin } from './plugin/index.js';
+import { chainsView, challengesView, checkPluginSet, peppersView, processorView, RouteRegistry, sessionsView, signedActionsView, type PaymentProcessor, type PluginContext, type PublicSettings, type WalletPlugin } from './plugin/index.js';
 import { GreenfieldClient, type ProcessorCheck } from './processor/index.js';
 import { LeaseRepository, Scheduler } from './scheduler/index.js';
 import { UserRepository } from './users/index.js';
@@ -232,6 +232,9 @@ export async function createWalletBackend(config: WalletBackendConfig): Promise<
   const visibleSettings = withoutSecrets(settings);
   // Plugins get these views, never the services themselves (which hold keys).
   const pluginSessions = sessionsView(sessions);
+  const pluginChallenges = challengesView(challenges);
+  const pluginSignedActions = signedActionsView(signedActions);
+  const pluginCrypto = peppersView(peppers);
   const pluginChains = chainsView(chains);
   const pluginProcessor = late.processor === null ? null : processorView(late.processor);
 
@@ -256,7 +259,7 @@ export async function createWalletBackend(config: WalletBackendConfig): Promise<
         settings: visibleSettings,
         db,
         routes: { add: (route) => routeRegistry.add(owner, route) },
-        auth: { challenges, sessions: pluginSessions, signedActions, addSessionGuard: (guard) => sessions.addGuard(guard) },
+        auth: { challenges: pluginChallenges, sessions: pluginSessions, signedActions: pluginSignedActions, addSessionGuard: (guard) => sessions.addGuard(guard) },
         registration: {
           addGate: (gate) => {
             try {
@@ -314,7 +317,7 @@ export async function createWalletBackend(config: WalletBackendConfig): Promise<
           collectUserExport: (userId) => hooks.collectUserExport(userId),
         },
         onClose: (handler) => closers.push({ owner, handler }),
-        crypto: peppers,
+        crypto: pluginCrypto,
         clock,
         logger: logger.child({ plugin: owner }),
       };

@@ -51,7 +51,13 @@ describe('plugins: the declared surface', () => {
   });
 
   it('refuses, listing every problem: a version of another shape, a missing, misplaced or self dependency, a code declared twice', () => {
-    expect(checkPluginSet([plugin('a', { version: '1.0.0' }), plugin('b', { version: '2.0.0-rc.1', dependencies: ['a'] })], {})).to.deep.equal([]);
+    expect(checkPluginSet([plugin('a', { version: '1.0.0' }), plugin('b', { version: '2.0.0-rc.1+build.7', dependencies: ['a'] })], {})).to.deep.equal([]);
+    // Shapes plain JavaScript can declare are listed, not thrown.
+    expect(checkPluginSet([plugin('x', { dependencies: 'tips' as never }), plugin('y', { errors: [undefined] as never }), plugin('z', { errors: [errorsOf('fine').create] as never })], {})).to.deep.equal([
+      'plugin "x": dependencies must be an array of plugin names',
+      'plugin "y": errors must be an array of catalogues made with defineErrors',
+      'plugin "z": errors must be an array of catalogues made with defineErrors',
+    ]);
     const problems = checkPluginSet(
       [
         plugin('a', { version: 'v1', errors: [errorsOf('shared_code')] }),

@@ -5,7 +5,7 @@ import { erasurePlugin } from '@wallet/erasure';
 import { grinRelayPlugin } from '@wallet/grin-relay';
 import { premiumPlugin } from '@wallet/premium';
 import { tipsPlugin } from '@wallet/tips';
-import { SECRET_SETTINGS, settingsSchema } from '../../../packages/core/src/config/index.js';
+import { SECRET_SETTINGS, settingsSchema, withoutSecrets } from '../../../packages/core/src/config/index.js';
 import { eachDialect, useTestBackend, TEST_SECRETS } from '../../harness/index.js';
 
 /**
@@ -111,11 +111,30 @@ eachDialect('plugins never see a secret', (dialect) => {
     expect(secretsHeldBy({ deep: [new Map([['k', { key: Buffer.from(`x${SECRETS.btcpayApiKey}y`) }]])] }, 'planted')).to.deep.equal(['planted.deep.0<entry>.key: btcpayApiKey (bytes)']);
   });
 
+  it('the settings a plugin reads carry the database URL without its password', () => {
+    expect(withoutSecrets({ databaseUrl: 'postgres://wallet:s3cr%40t@db:5432/wallet?schema=w' }).databaseUrl).to.equal('postgres://wallet:***@db:5432/wallet?schema=w');
+    expect(withoutSecrets({ databaseUrl: 'postgres://wallet@db/wallet' }).databaseUrl).to.equal('postgres://wallet@db/wallet');
+    expect(withoutSecrets({ databaseUrl: 'sqlite:./data/wallet.db' }).databaseUrl).to.equal('sqlite:./data/wallet.db');
+    expect(captured!.settings.databaseUrl).to.equal(t.databaseUrl.replace(/\/\/([^:/@]*):[^@]*@/, '//$1:***@'));
+  });
+
   it('validateConfig gets the settings without a secret, and which secrets are set', () => {
     expect(checked).to.not.equal(undefined);
     expect(secretsHeldBy(checked, 'validateConfig(settings)')).to.deep.equal([]);
     expect(Object.keys(checked!)).to.not.include.members([...SECRET_SETTINGS]);
     expect([...checked!.configuredSecrets].sort()).to.deep.equal([...SECRET_SETTINGS].sort());
+  });
+
+  it('the services a plugin shares with core are frozen views: replacing a method (the admin login’s signature check, the pepper) is refused, and there is no class prototype to patch', () => {
+    const ctx = captured!;
+    const views = { 'auth.challenges': ctx.auth.challenges, 'auth.signedActions': ctx.auth.signedActions, 'auth.sessions': ctx.auth.sessions, crypto: ctx.crypto, processor: ctx.processor, chains: ctx.chains, 'chains.grin()': ctx.chains.grin() };
+    for (const [name, view] of Object.entries(views)) {
+      expect(Object.isFrozen(view), name).to.equal(true);
+      expect(Object.getPrototypeOf(view), name).to.equal(Object.prototype);
+    }
+    expect(() => Object.assign(ctx.auth.signedActions, { verify: () => Promise.resolve({}) })).to.throw(TypeError);
+    expect(() => Object.assign(ctx.crypto, { pepper: (value: string) => value })).to.throw(TypeError);
+    expect(ctx.crypto.pepper('x')).to.match(/^[0-9a-f]{64}$/);
   });
 
   it('no object the plugin context reaches holds a secret, with every chain, BTCPay and the price feed on', () => {

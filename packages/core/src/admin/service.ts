@@ -1,6 +1,6 @@
 import * as v from 'valibot';
-import type { ChallengeStore } from '../challenges/index.js';
-import type { SignedActionVerifier } from '../auth/index.js';
+import type { Challenges } from '../challenges/index.js';
+import type { SignedActions } from '../auth/index.js';
 import { coreErrors } from '../errors/index.js';
 import type { Database } from '../storage/index.js';
 import type { AdminAuth } from '../http/index.js';
@@ -21,8 +21,8 @@ export interface AdminDeps {
   latch: SetupLatch;
   audit: AuditChain;
   overlay: OperatorSettings;
-  challenges: ChallengeStore;
-  signedActions: SignedActionVerifier;
+  challenges: Challenges;
+  signedActions: SignedActions;
 }
 
 export interface AdminKeyView {

@@ -67,6 +67,9 @@ function singleTag(event: NostrEvent, name: string): string | undefined {
  * consumption is one atomic delete (replay, expiry, wrong purpose or other subject → 401).
  * One verifier for every purpose: Nostr link/register, erasure, admin.
  */
+/** Signed-action verification as features and plugins call it; `SignedActionVerifier` implements it. */
+export type SignedActions = Pick<SignedActionVerifier, 'verify'>;
+
 export class SignedActionVerifier {
   constructor(
     private readonly publicApiUrl: string,

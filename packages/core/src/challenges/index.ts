@@ -1,1 +1,1 @@
-export { ChallengeStore, type IssuedChallenge } from './store.js';
+export { ChallengeStore, type Challenges, type IssuedChallenge } from './store.js';

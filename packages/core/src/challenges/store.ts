@@ -25,6 +25,9 @@ interface StoredChallenge {
  * other-subject nonces all come back `null`, and a wrong-purpose or wrong-subject attempt
  * consumes nothing.
  */
+/** The nonce operations features and plugins call; `ChallengeStore` implements them. */
+export type Challenges = Pick<ChallengeStore, 'issue' | 'consume' | 'take' | 'sweepExpired'>;
+
 export class ChallengeStore {
   constructor(
     private readonly db: Database,

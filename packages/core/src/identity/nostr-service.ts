@@ -1,5 +1,5 @@
-import type { AuthResponse, Sessions, SignedActionVerifier } from '../auth/index.js';
-import type { ChallengeStore, IssuedChallenge } from '../challenges/index.js';
+import type { AuthResponse, Sessions, SignedActions } from '../auth/index.js';
+import type { Challenges, IssuedChallenge } from '../challenges/index.js';
 import type { ChainNetwork } from '../chains/index.js';
 import type { Clock } from '../clock/index.js';
 import { verifyNip98, NIP98_WINDOW_SEC, type Peppers } from '../crypto/index.js';
@@ -37,8 +37,8 @@ export interface NostrDeps {
   identities: IdentityRepository;
   keys: KeyRepository;
   sessions: Sessions;
-  challenges: ChallengeStore;
-  signedActions: SignedActionVerifier;
+  challenges: Challenges;
+  signedActions: SignedActions;
   gates: RegistrationGates;
   spentProofs: SpentProofStore;
   loginEvents: LoginEventLog;

@@ -1,6 +1,6 @@
 import { bytesToHex, hexToBytes, utf8ToBytes } from '@noble/hashes/utils.js';
 import type { AuthResponse, Sessions } from '../auth/index.js';
-import type { ChallengeStore } from '../challenges/index.js';
+import type { Challenges } from '../challenges/index.js';
 import { cryptonoteNetworkOf, isAsset, type Asset, type ChainNetwork } from '../chains/index.js';
 import type { Clock } from '../clock/index.js';
 import { assetSignatureShapeOk, compressedSecp256k1Hex, hash160, looksLikeSlatepackAddress, verifyAssetSignature, type Peppers } from '../crypto/index.js';
@@ -25,7 +25,7 @@ export interface WebsiteDeps {
   identities: IdentityRepository;
   keys: KeyRepository;
   sessions: Sessions;
-  challenges: ChallengeStore;
+  challenges: Challenges;
   loginEvents: LoginEventLog;
   peppers: Peppers;
   clock: Clock;

@@ -1,7 +1,7 @@
-import type { SessionGuard, Sessions, SignedActionVerifier } from '../auth/index.js';
+import type { SessionGuard, Sessions, SignedActions } from '../auth/index.js';
 import type { CapabilityContributor } from '../capabilities/index.js';
 import type { ChainAccess } from '../chains/index.js';
-import type { ChallengeStore } from '../challenges/index.js';
+import type { Challenges } from '../challenges/index.js';
 import type { Clock } from '../clock/index.js';
 import type { ErrorCatalogue, ErrorSpec } from '../errors/index.js';
 import type { PublicSettings, PublicSettingsInput } from '../config/index.js';
@@ -87,11 +87,11 @@ export interface PluginContext {
   };
   readonly auth: {
     /** Single-use, purpose-bound server nonces. */
-    readonly challenges: ChallengeStore;
+    readonly challenges: Challenges;
     /** Opens sessions (token pairs) for proven users and revokes them. */
     readonly sessions: Sessions;
     /** Verifies a NIP-98 signed action (nonce + purpose + request descriptor) and consumes its nonce. */
-    readonly signedActions: SignedActionVerifier;
+    readonly signedActions: SignedActions;
     /**
      * Adds a check that every new user session must pass: each login path and every refresh
      * run the guards inside the transaction that stores the session (after the proof was

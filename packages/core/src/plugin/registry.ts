@@ -4,7 +4,7 @@ import { checkMigrationSets } from '../storage/index.js';
 import type { WalletPlugin } from './contract.js';
 
 const PLUGIN_NAME = /^[a-z][a-z0-9-]{0,39}$/;
-const VERSION = /^\d{1,6}\.\d{1,6}\.\d{1,6}(-[0-9A-Za-z.-]{1,40})?$/;
+const VERSION = /^\d{1,6}\.\d{1,6}\.\d{1,6}(-[0-9A-Za-z.-]{1,40})?(\+[0-9A-Za-z.-]{1,40})?$/;
 
 /** What a plugin declares as data beside `setup`: readable without booting anything. */
 export interface PluginSurface {
@@ -39,6 +39,17 @@ function declarationProblems(plugins: readonly WalletPlugin[]): string[] {
   plugins.forEach((plugin, index) => {
     if (plugin.version !== undefined && (typeof plugin.version !== 'string' || !VERSION.test(plugin.version))) {
       problems.push(`plugin "${plugin.name}": version "${String(plugin.version)}" is not major.minor.patch`);
+    }
+    // Plain JavaScript can declare anything: a wrong shape is a problem to list, not a throw.
+    const dependencies: unknown = plugin.dependencies ?? [];
+    const errors: unknown = plugin.errors ?? [];
+    if (!Array.isArray(dependencies) || !dependencies.every((name) => typeof name === 'string')) {
+      problems.push(`plugin "${plugin.name}": dependencies must be an array of plugin names`);
+      return;
+    }
+    if (!Array.isArray(errors) || !errors.every((catalogue) => typeof catalogue === 'object' && catalogue !== null && typeof (catalogue as { specs?: unknown }).specs === 'object' && (catalogue as { specs?: unknown }).specs !== null)) {
+      problems.push(`plugin "${plugin.name}": errors must be an array of catalogues made with defineErrors`);
+      return;
     }
     for (const dependency of plugin.dependencies ?? []) {
       const at = position.get(dependency);

@@ -1,13 +1,34 @@
-import type { Sessions } from '../auth/index.js';
+import type { Sessions, SignedActions } from '../auth/index.js';
 import type { ChainAccess, CryptonoteChainReader, GrinChainReader, UtxoChainReader } from '../chains/index.js';
+import type { Challenges } from '../challenges/index.js';
+import type { Peppers } from '../crypto/index.js';
 import type { PaymentProcessor } from './contract.js';
 
 /*
- * What the plugin context hands out in place of core's own service objects: plain objects of
+ * What the plugin context hands out in place of core's own service objects: frozen objects of
  * closures. A plugin can call every operation, but no property it can walk leads to the token
- * key, the BTCPay API key or a node's secret that the service behind holds
- * (docs/architecture.md#security-model; test/core/plugin/no-secrets.test.ts walks them).
+ * key, the BTCPay API key or a node's secret that the service behind holds, and nothing it
+ * replaces on them changes what core's own features call (the admin login verifies through the
+ * same signed-action verifier). docs/architecture.md#security-model;
+ * test/core/plugin/no-secrets.test.ts walks them.
  */
+
+export function challengesView(challenges: Challenges): Challenges {
+  return Object.freeze({
+    issue: (purpose, options) => challenges.issue(purpose, options),
+    consume: (nonce, purpose, options) => challenges.consume(nonce, purpose, options),
+    take: (nonce, purpose, executor) => challenges.take(nonce, purpose, executor),
+    sweepExpired: (now) => challenges.sweepExpired(now),
+  } satisfies Challenges);
+}
+
+export function signedActionsView(signedActions: SignedActions): SignedActions {
+  return Object.freeze({ verify: (input) => signedActions.verify(input) } satisfies SignedActions);
+}
+
+export function peppersView(peppers: Peppers): Peppers {
+  return Object.freeze({ pepper: (value) => peppers.pepper(value), hashIp: (ip) => peppers.hashIp(ip) } satisfies Peppers);
+}
 
 export function sessionsView(sessions: Sessions): Sessions {
   return Object.freeze({
