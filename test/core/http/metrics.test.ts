@@ -6,28 +6,8 @@ import type { WalletPlugin } from '@wallet/backend-core';
 import { parseListenAddress } from '../../../packages/core/src/metrics/index.js';
 import { createTestBackend, eachDialect, freshDatabaseUrl, seedSession, TEST_PUBLIC_API_URL, TEST_SECRETS, useFakes, useTestBackend } from '../../harness/index.js';
 import { EsploraFake } from '../../fakes/esplora.js';
+import { parseExposition, type Sample } from '../metrics/exposition.js';
 import { createWalletBackend } from '@wallet/backend-core';
-
-/** One sample of the text exposition: `name{a="b",…} value`. */
-interface Sample {
-  name: string;
-  labels: Record<string, string>;
-  value: number;
-}
-
-/** A deliberately small parser of Prometheus text format 0.0.4, independent of prom-client. */
-function parseExposition(text: string): Sample[] {
-  const samples: Sample[] = [];
-  for (const line of text.split('\n')) {
-    if (line === '' || line.startsWith('#')) continue;
-    const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-    if (match === null) throw new Error(`not an exposition line: ${line}`);
-    const labels: Record<string, string> = {};
-    for (const pair of (match[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)) labels[pair[1]!] = pair[2]!;
-    samples.push({ name: match[1]!, labels, value: Number(match[3]) });
-  }
-  return samples;
-}
 
 /** The value of the one sample named `name` whose labels include `labels`; 0 when there is none. */
 function valueOf(samples: Sample[], name: string, labels: Record<string, string> = {}): number {

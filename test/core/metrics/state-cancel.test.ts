@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import type { Knex } from 'knex';
 import { erasurePlugin } from '@wallet/erasure';
 import { premiumPlugin } from '@wallet/premium';
 import { tipsPlugin } from '@wallet/tips';
@@ -8,6 +9,16 @@ import { eachDialect, seedUser, useTestBackend } from '../../harness/index.js';
 import { parseExposition, valueOf } from './exposition.js';
 
 const waitingForLocks = "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'";
+
+/** Queries of this database still waiting on a lock, polled for up to 2 s until there are none. */
+async function queriesWaitingOnLocks(locker: Knex.Transaction): Promise<number> {
+  let waiting = -1;
+  for (let tries = 0; tries < 40 && waiting !== 0; tries++) {
+    if (tries > 0) await new Promise((resolve) => setTimeout(resolve, 50));
+    waiting = ((await locker.raw(waitingForLocks)) as { rows: Array<{ n: number }> }).rows[0]!.n;
+  }
+  return waiting;
+}
 
 eachDialect('metrics: database gauge reads are cancelled, and the premium count is the repository’s', (dialect) => {
   const t = useTestBackend(dialect, {
@@ -47,12 +58,7 @@ eachDialect('metrics: database gauge reads are cancelled, and the premium count 
         expect(valueOf(samples, 'wallet_state_read_failures_total', { gauge: 'wallet_users' })).to.equal(1);
         expect(valueOf(samples, 'wallet_state_read_failures_total', { gauge: 'wallet_premium_active_users' })).to.equal(1);
         // The scrape gave up on the count; Postgres has stopped it too (no query still waits on the lock).
-        let waiting = -1;
-        for (let tries = 0; tries < 40 && waiting !== 0; tries++) {
-          if (tries > 0) await new Promise((resolve) => setTimeout(resolve, 50));
-          waiting = ((await locker.raw(waitingForLocks)) as { rows: Array<{ n: number }> }).rows[0]!.n;
-        }
-        expect(waiting).to.equal(0);
+        expect(await queriesWaitingOnLocks(locker)).to.equal(0);
       } finally {
         await locker.rollback();
       }
@@ -77,12 +83,7 @@ eachDialect('metrics: the plugins’ database gauges are cancelled too', (dialec
         await locker.raw(`LOCK TABLE ${table} IN ACCESS EXCLUSIVE MODE`);
         const samples = parseExposition(await t.backend.metrics!.render());
         for (const gauge of gauges) expect(valueOf(samples, 'wallet_state_read_failures_total', { gauge }), gauge).to.be.at.least(1);
-        let waiting = -1;
-        for (let tries = 0; tries < 40 && waiting !== 0; tries++) {
-          if (tries > 0) await new Promise((resolve) => setTimeout(resolve, 50));
-          waiting = ((await locker.raw(waitingForLocks)) as { rows: Array<{ n: number }> }).rows[0]!.n;
-        }
-        expect(waiting).to.equal(0);
+        expect(await queriesWaitingOnLocks(locker)).to.equal(0);
       } finally {
         await locker.rollback();
       }
