@@ -1,4 +1,5 @@
 import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import { createJsonLogger, type Logger } from '../logger/index.js';
@@ -76,11 +77,9 @@ export function parseDatabaseUrl(databaseUrl: string, poolMax = 10, logger: Logg
   const url = new URL(databaseUrl);
   const schema = url.searchParams.get('schema');
   url.searchParams.delete('schema');
-  const safe = new URL(url.toString());
-  safe.password = safe.password ? '***' : '';
   return {
     kind: 'postgres',
-    description: safe.toString(),
+    description: maskDatabasePassword(url.toString()),
     knexConfig: {
       client: 'pg',
       connection: url.toString(),
@@ -122,39 +121,43 @@ export function knexLog(logger: Logger, ignore: (message: unknown) => boolean = 
   };
 }
 
+/**
+ * A Postgres URL with its password replaced by `***` (unchanged without one, and for other
+ * schemes): what may be shown or handed on while the pool keeps the real URL.
+ */
+export function maskDatabasePassword(databaseUrl: string): string {
+  if (!/^postgres(ql)?:\/\//i.test(databaseUrl)) return databaseUrl;
+  try {
+    const url = new URL(databaseUrl);
+    if (url.password === '') return databaseUrl;
+    url.password = '***';
+    return url.toString();
+  } catch {
+    // Not a URL core would connect to either; nothing that looks like a password is passed on.
+    return databaseUrl.replace(/\/\/([^:/@]*):[^@]*@/, '//$1:***@');
+  }
+}
+
+/** knex loads its driver with `require` from its own folder: resolve it the same way, without loading it. */
+const fromKnex = createRequire(createRequire(import.meta.url).resolve('knex'));
+function driverInstalled(driver: string): boolean {
+  try {
+    fromKnex.resolve(driver);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** A knex instance for DATABASE_URL; knex's own messages go to `logger` (JSON lines on stdout by default). */
 export function connect(databaseUrl: string, poolMax?: number, logger: Logger = createJsonLogger()): Connection {
-  // knex logs a driver it cannot load, with the stack, and then throws the same message: the
-  // error lines logged while the instance is built wait for the verdict, so a missing driver is
-  // only the BootError below and any other failure keeps its line.
-  const held: (() => void)[] = [];
-  let building = true;
-  const holding: Logger = {
-    debug: (message, fields) => logger.debug(message, fields),
-    info: (message, fields) => logger.info(message, fields),
-    warn: (message, fields) => logger.warn(message, fields),
-    error: (message, fields) => {
-      if (building) held.push(() => logger.error(message, fields));
-      else logger.error(message, fields);
-    },
-    child: (bindings) => logger.child(bindings),
-  };
-  const target = parseDatabaseUrl(databaseUrl, poolMax, holding);
-  let knex: Knex;
-  try {
-    knex = knexFactory(target.knexConfig);
-  } catch (err) {
-    building = false;
-    // knex loads the driver only for the dialect in use; the drivers are optional peer
-    // dependencies, so a host that installed only the other one lands here.
-    const driver = target.knexConfig.client as string;
-    if (err instanceof Error && err.message.includes(`Cannot find module '${driver}'`)) {
-      throw new BootError([`DATABASE_URL is a ${target.kind} database (${target.description}) but its driver is not installed: run \`npm install ${driver}\``]);
-    }
-    for (const line of held) line();
-    throw err;
+  const target = parseDatabaseUrl(databaseUrl, poolMax, logger);
+  // The drivers are optional peer dependencies, so a host may have installed only the other one.
+  // Asked before knex is built: knex would log the failed load with its stack, then throw.
+  const driver = target.knexConfig.client as string;
+  if (!driverInstalled(driver)) {
+    throw new BootError([`DATABASE_URL is a ${target.kind} database (${target.description}) but its driver is not installed: run \`npm install ${driver}\``]);
   }
-  building = false;
-  for (const line of held) line();
+  const knex = knexFactory(target.knexConfig);
   return { knex, dialect: dialectFor(target.kind), description: target.description };
 }

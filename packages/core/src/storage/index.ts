@@ -13,7 +13,7 @@ export {
   type DialectKind,
   type UniqueViolation,
 } from './dialect.js';
-export { connect, parseDatabaseUrl, type Connection, type DatabaseTarget } from './connect.js';
+export { connect, maskDatabasePassword, parseDatabaseUrl, type Connection, type DatabaseTarget } from './connect.js';
 export { consumeOne, transitionOne, transitionOneAndInsert, insertOrNull, type Executor, type Where } from './conditional.js';
 export { createDatabase, type Database } from './database.js';
 export { inTransaction } from './single-row.js';
