@@ -1,3 +1,5 @@
+import { isWalletError } from './wallet-error.js';
+
 /**
  * Why an upstream call failed, kept as the `cause` of the 503 the client sees. The wallet's
  * answer stays one code per upstream; the operator's log line and the failure metric carry the
@@ -17,6 +19,7 @@ export class UpstreamFailure extends Error {
   }
 }
 
-export function isUpstreamFailure(err: unknown): err is UpstreamFailure {
-  return err instanceof UpstreamFailure;
+/** The upstream failure an error carries as its cause (a client's 503), or null: what the log line and the metric label read. */
+export function upstreamFailureOf(err: unknown): UpstreamFailure | null {
+  return isWalletError(err) && err.cause instanceof UpstreamFailure ? err.cause : null;
 }

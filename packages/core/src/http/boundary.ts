@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Context, Next } from 'koa';
-import { coreErrors, isUpstreamFailure, isWalletError, type WalletError } from '../errors/index.js';
+import { coreErrors, isWalletError, upstreamFailureOf, type WalletError } from '../errors/index.js';
 import { describeError, type Logger } from '../logger/index.js';
 import { noMetrics, type MetricsRecorder } from '../metrics/index.js';
 import { isRefusedValue, isUniqueViolation, uniqueViolationOf } from '../storage/index.js';
@@ -77,7 +77,7 @@ export interface ErrorAnswer {
 
 export function errorAnswer(err: unknown, state: BoundaryState): ErrorAnswer {
   const error = toWalletError(err);
-  const upstream = error.status >= 500 && isUpstreamFailure(error.cause) ? error.cause : null;
+  const upstream = error.status >= 500 ? upstreamFailureOf(error) : null;
   if (upstream !== null) {
     // An upstream that is down or misconfigured is expected and retryable: a warning naming why
     // (a wrong key is not an outage), with no stack, which would only point at our client.

@@ -1,4 +1,4 @@
-import { isUpstreamFailure, isWalletError } from '../errors/index.js';
+import { isWalletError, upstreamFailureOf } from '../errors/index.js';
 import type { MetricsRecorder, UpstreamLabels, UpstreamOutcome } from './recorder.js';
 
 /** Methods that manage the client itself rather than call the upstream. */
@@ -8,10 +8,6 @@ function outcomeOf(err: unknown): UpstreamOutcome {
   return isWalletError(err) && err.status < 500 ? 'refused' : 'error';
 }
 
-/** The reason a client recorded on its failure (a bad key is not an outage); none when it could not tell. */
-function reasonOf(err: unknown): string | undefined {
-  return isWalletError(err) && isUpstreamFailure(err.cause) ? err.cause.reason : undefined;
-}
 
 /**
  * The same client, with every method that returns a promise timed and counted under
@@ -35,7 +31,7 @@ export function instrumentUpstream<T extends object>(client: T, labels: Upstream
             return answer;
           },
           (err: unknown) => {
-            recorder.upstream(labels, property, outcomeOf(err), (performance.now() - started) / 1000, reasonOf(err));
+            recorder.upstream(labels, property, outcomeOf(err), (performance.now() - started) / 1000, upstreamFailureOf(err)?.reason);
             throw err;
           },
         );
