@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Clock } from '../clock/index.js';
+import { cancelAfter } from '../storage/index.js';
 
 /** One sample of an application-state gauge: label values from a closed set, and the value. */
 export interface StateSample {
@@ -42,14 +43,13 @@ export const STATE_CACHE_MS = 10_000;
 export const STATE_READ_BUDGET_MS = 2_000;
 
 /**
- * `query` with a timeout that cancels the statement in the database when the driver can
- * (Postgres: `pg_cancel_backend` on a connection of its own), so a gauge read the scrape gave up
- * on does not keep running and holding its pool connection. Unchanged on SQLite: better-sqlite3
- * runs a statement synchronously, on the event loop, so nothing can interrupt it (knex refuses
- * `cancel` there). The timeout counts from the statement's start, not from the pool acquire.
+ * `query` cancelled in the database once it has run the scrape's budget (the dialect's
+ * `cancelAfter`: Postgres only), so a gauge read the scrape gave up on does not keep running and
+ * holding its pool connection. The timeout counts from the statement's start, not from the pool
+ * acquire.
  */
 export function cancellingTimeout<T extends Knex.QueryBuilder>(query: T, ms: number = STATE_READ_BUDGET_MS): T {
-  return query.client.canCancelQuery ? (query.timeout(ms, { cancel: true }) as T) : query;
+  return cancelAfter(query, ms);
 }
 
 const NAME = /^wallet_[a-z][a-z0-9_]*[a-z0-9]$/;

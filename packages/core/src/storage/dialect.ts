@@ -68,6 +68,12 @@ export interface Dialect {
   bool(value: boolean): boolean | number;
   /** A JSON value as stored: jsonb on Postgres, text on SQLite. */
   json(value: unknown): unknown;
+  /**
+   * `qb` cancelled in the database once it has run `ms`: `pg_cancel_backend` on Postgres, so a
+   * read given up on does not keep its connection. Unchanged on SQLite: better-sqlite3 runs a
+   * statement synchronously on the event loop, so nothing can interrupt it.
+   */
+  cancelAfter<T extends Knex.QueryBuilder>(qb: T, ms: number): T;
 }
 
 /** A table or column name written into DDL text: only plain lower-case identifiers, so nothing needs quoting. */
@@ -83,6 +89,7 @@ const postgres: Dialect = {
   kind: 'postgres',
   lockRowsSkipLocked: (qb) => qb.forUpdate().skipLocked() as typeof qb,
   lockRowsForUpdate: (qb) => qb.forNoKeyUpdate() as typeof qb,
+  cancelAfter: (qb, ms) => qb.timeout(ms, { cancel: true }) as typeof qb,
   async lockTableForWrites(trx, table) {
     await trx.raw('LOCK TABLE ?? IN EXCLUSIVE MODE', [table]);
   },
@@ -127,6 +134,7 @@ const sqlite: Dialect = {
   kind: 'sqlite',
   lockRowsSkipLocked: (qb) => qb,
   lockRowsForUpdate: (qb) => qb,
+  cancelAfter: (qb) => qb,
   async lockTableForWrites() {
     // One writer connection: holding the transaction already excludes other writers.
   },
@@ -177,6 +185,11 @@ export function dialectOf(executor: Knex | Knex.Transaction): Dialect {
   const dialect = typeof client === 'string' ? CLIENTS[client] : undefined;
   if (dialect === undefined) throw new Error(`unsupported knex client ${String(client)}: use pg or better-sqlite3`);
   return dialect;
+}
+
+/** `qb` cancelled in the database once it has run `ms`, as its dialect can (`Dialect.cancelAfter`). */
+export function cancelAfter<T extends Knex.QueryBuilder>(qb: T, ms: number): T {
+  return dialectOf(qb as unknown as Knex).cancelAfter(qb, ms);
 }
 
 /** A unique (or primary key) violation on either dialect: Postgres 23505, SQLite SQLITE_CONSTRAINT_UNIQUE / _PRIMARYKEY. */

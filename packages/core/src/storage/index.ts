@@ -1,5 +1,6 @@
 export type { Knex } from 'knex';
 export {
+  cancelAfter,
   dialectFor,
   isUniqueViolation,
   uniqueViolationOf,
