@@ -67,10 +67,10 @@ eachDialect('metrics: database gauge reads are cancelled, and the premium count 
   }
 });
 
-eachDialect('metrics: the plugins’ database gauges are cancelled too', (dialect) => {
-  if (dialect !== 'postgres') return;
+// Postgres only: SQLite cannot cancel a statement (the first suite shows it is left alone there).
+describe('metrics: the plugins’ database gauges are cancelled too [postgres]', () => {
   // Off, both still register their gauges.
-  const t = useTestBackend(dialect, { plugins: [tipsPlugin({}), erasurePlugin({})], settings: { metricsListen: '127.0.0.1:0' } });
+  const t = useTestBackend('postgres', { plugins: [tipsPlugin({}), erasurePlugin({})], settings: { metricsListen: '127.0.0.1:0' } });
 
   for (const [table, gauges] of [
     ['social_tips', ['wallet_tips']],
