@@ -113,10 +113,12 @@ export function premiumOptionProblems(options: PremiumOptions, settings: Readonl
   if (enabled === true) {
     if (options.relayUrl === undefined) problems.push('premium (PREMIUM_ENABLED) needs the relay on: set relayUrl (RELAY_URL)');
     if ((options.writePolicy ?? PREMIUM_DEFAULTS.writePolicy) !== 'premium-post') problems.push('premium (PREMIUM_ENABLED) needs the premium-post write policy (RELAY_WRITE_POLICY=premium-post)');
-    const configured = { btcpayUrl: settings.btcpayUrl !== undefined, btcpayStoreId: settings.btcpayStoreId !== undefined, btcpayApiKey: (settings.configuredSecrets ?? []).includes('btcpayApiKey') };
-    for (const [key, env] of [['btcpayUrl', 'BTCPAY_URL'], ['btcpayStoreId', 'BTCPAY_STORE_ID'], ['btcpayApiKey', 'BTCPAY_API_KEY']] as const) {
-      if (!configured[key]) problems.push(`premium (PREMIUM_ENABLED) needs the payment processor: ${key} (${env}) is missing`);
-    }
+    const processor = [
+      ['btcpayUrl', 'BTCPAY_URL', settings.btcpayUrl !== undefined],
+      ['btcpayStoreId', 'BTCPAY_STORE_ID', settings.btcpayStoreId !== undefined],
+      ['btcpayApiKey', 'BTCPAY_API_KEY', (settings.configuredSecrets ?? []).includes('btcpayApiKey')],
+    ] as const;
+    for (const [key, env, set] of processor) if (!set) problems.push(`premium (PREMIUM_ENABLED) needs the payment processor: ${key} (${env}) is missing`);
     if (parsed.plans.length === 0 && parsed.problems.length === 0) problems.push('premium (PREMIUM_ENABLED) needs at least one plan in plans (PREMIUM_PLANS)');
   }
   return problems;
