@@ -89,8 +89,7 @@ for (const { dir, manifest } of packages) {
   if (found.length > 0) fail(found);
   const file = join(out, packed.filename);
   process.stderr.write(`release: npm publish --dry-run ${packed.filename}\n`);
-  const dry = spawnSync('npm', ['publish', '--dry-run', '--ignore-scripts', file], { cwd: out, encoding: 'utf8' });
-  if (dry.status !== 0) fail([`npm publish --dry-run ${packed.filename} failed:\n${dry.stderr}`]);
+  run('npm', ['publish', '--dry-run', '--ignore-scripts', file], { cwd: out });
   const sha256 = createHash('sha256').update(readFileSync(file)).digest('hex');
   tarballs.push({ name: manifest.name, file: packed.filename, size: packed.size, files: packed.entryCount, sha256 });
 }

@@ -3,16 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import type { Knex } from '@wallet/backend-core';
-import { runCli } from '@wallet/cli';
-import { adminLogin, captureIo, createTestBackend, eachDialect, freshDatabaseUrl, NostrKey, SECRETS_ENV, spawnEntry, type DialectName } from '../harness/index.js';
+import { adminLogin, cli, createTestBackend, eachDialect, freshDatabaseUrl, NostrKey, SECRETS_ENV, spawnEntry, type DialectName } from '../harness/index.js';
 
 /** Runs one CLI command against `env`; its exit code and output. */
-async function cli(env: Record<string, string>, ...argv: string[]) {
-  const io = captureIo(env);
-  const code = await runCli(argv, io);
-  return { code, out: io.stdout.join('\n'), err: io.stderr.join('\n') };
-}
-
 /** Writes to the CLI's database behind its back, as an attacker with database access would. */
 async function tamper(dialect: DialectName, databaseUrl: string, edit: (knex: Knex) => Promise<unknown>): Promise<void> {
   const db = await createTestBackend(dialect, { databaseUrl, listen: false });

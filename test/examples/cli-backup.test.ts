@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { expect } from 'chai';
 import pg from 'pg';
-import { runCli, type BackupJson, type BackupVerifyJson, type RestoreJson } from '@wallet/cli';
-import { BtcKey, captureIo, createTestBackend, eachDialect, extensionBody, freshDatabaseUrl, pgAdminUrl, SECRETS_ENV, spawnEntry, type DialectName, type TestBackend } from '../harness/index.js';
+import type { BackupJson, BackupVerifyJson, RestoreJson } from '@wallet/cli';
+import { BtcKey, cli, createTestBackend, eachDialect, extensionBody, freshDatabaseUrl, pgAdminUrl, SECRETS_ENV, spawnEntry, type DialectName, type TestBackend } from '../harness/index.js';
 import { databaseName } from '../harness/leftovers.js';
 
 // Issue 30 item 8: `backup`, `backup verify` and `restore`, on both dialects, under write load.
@@ -18,12 +18,6 @@ import { databaseName } from '../harness/leftovers.js';
 // started after the backup finished must not be (it is a snapshot, not a live copy).
 
 const ADMIN_HEX = 'a'.repeat(64);
-
-async function cli(env: Record<string, string>, ...argv: string[]) {
-  const io = captureIo(env);
-  const code = await runCli(argv, io);
-  return { code, out: io.stdout.join('\n'), err: io.stderr.join('\n') };
-}
 
 /** A second database on the test server for a Postgres restore target, dropped by `drop`. */
 async function scratchPostgresDatabase(schema: string, suffix = ''): Promise<{ url: string; drop: () => Promise<void> }> {

@@ -3,13 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { runCli } from '@wallet/cli';
-import { captureIo, eachDialect, freshDatabaseUrl, SECRETS_ENV } from '../harness/index.js';
-import { FAKE_API_KEY, FAKE_STORE_ID, GreenfieldFake, INVOICE_PERMISSIONS } from '../fakes/greenfield.js';
+import { captureIo, eachDialect, freshDatabaseUrl, SECRETS_ENV, useFakes } from '../harness/index.js';
+import { btcpayEnv, FAKE_API_KEY, FAKE_STORE_ID, GreenfieldFake, INVOICE_PERMISSIONS } from '../fakes/greenfield.js';
 
 eachDialect('wallet-backend config check: BTCPay', (dialect) => {
-  const btcpay = new GreenfieldFake();
-  before(() => btcpay.start());
-  after(() => btcpay.close());
+  const [btcpay] = useFakes(new GreenfieldFake());
   let dataDir = '';
   let env: Record<string, string> = {};
   beforeEach(async () => {
@@ -20,12 +18,7 @@ eachDialect('wallet-backend config check: BTCPay', (dialect) => {
       DATA_DIR: dataDir,
       DATABASE_URL: await freshDatabaseUrl(dialect),
       ...SECRETS_ENV,
-      REGISTRATION_REQUIRE_PAYMENT: 'true',
-      REGISTRATION_PRICE: '0.0001',
-      BTCPAY_URL: btcpay.url,
-      BTCPAY_STORE_ID: FAKE_STORE_ID,
-      BTCPAY_API_KEY: FAKE_API_KEY,
-      UPSTREAM_TIMEOUT_MS: '300',
+      ...btcpayEnv(btcpay),
     };
   });
   afterEach(() => rmSync(dataDir, { recursive: true, force: true }));

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import type { Knex } from '@wallet/backend-core';
-import { ExitCode, runCli, type AdminKeyJson } from '@wallet/cli';
-import { captureIo, createTestBackend, eachDialect, freshDatabaseUrl, NostrKey, REPO_ROOT, SECRETS_ENV, spawnEntry, type DialectName } from '../harness/index.js';
+import { ExitCode, type AdminKeyJson } from '@wallet/cli';
+import { cli, createTestBackend, eachDialect, freshDatabaseUrl, NostrKey, REPO_ROOT, SECRETS_ENV, spawnEntry, type DialectName } from '../harness/index.js';
 
 // Issue 14 item 11: --version, --json, distinct exit codes, the DATABASE_URL hint, and a
 // `mint-invite … > file` that holds only the codes.
@@ -14,12 +14,6 @@ const CODE = /^[1-9A-HJ-NP-Za-km-z]{21,22}$/;
 const CLI_PACKAGE_VERSION = (JSON.parse(readFileSync(join(REPO_ROOT, 'examples/cli/package.json'), 'utf8')) as { version: string }).version;
 
 /** Runs one CLI command in-process; its exit code and output lines. */
-async function cli(env: Record<string, string>, ...argv: string[]) {
-  const io = captureIo(env);
-  const code = await runCli(argv, io);
-  return { code, stdout: io.stdout, stderr: io.stderr, out: io.stdout.join('\n'), err: io.stderr.join('\n') };
-}
-
 /** Runs the real program (a child process), so output written around the CLI's io is seen too. */
 async function binary(cwd: string, env: Record<string, string>, ...argv: string[]) {
   const child = spawnEntry('examples/cli/src/main.ts', argv, { cwd, env });

@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { freshPostgresUrl, REPO_ROOT, TEST_PUBLIC_API_URL, TEST_SECRETS } from '../harness/index.js';
+import { freshPostgresUrl, REPO_ROOT, SECRETS_ENV, TEST_PUBLIC_API_URL, TEST_SECRETS } from '../harness/index.js';
 // @ts-expect-error a plain-JavaScript script of the repository, without declarations
 import { contentProblems, manifestProblems } from '../../scripts/release/checks.mjs';
 
@@ -35,6 +35,9 @@ function run(command: string, args: string[], cwd: string, extra: Record<string,
   const result = spawnSync(command, args, { cwd, env: childEnv(extra), encoding: 'utf8', timeout });
   return { status: result.status, output: `${result.stdout ?? ''}${result.stderr ?? ''}${result.error ? String(result.error) : ''}` };
 }
+
+/** `npm run release -- --out <out>`, run by plain Node from the checkout. */
+const release = (out: string) => run(process.execPath, [join(REPO_ROOT, 'scripts', 'release.mjs'), '--out', out], REPO_ROOT);
 
 const versionOf = (pkg: string) => (JSON.parse(readFileSync(join(REPO_ROOT, 'node_modules', pkg, 'package.json'), 'utf8')) as { version: string }).version;
 
@@ -83,7 +86,7 @@ describe('npm run release: versioned tarballs of every workspace package', funct
   before(() => {
     workDir = mkdtempSync(join(tmpdir(), 'wallet-release-'));
     out = join(workDir, 'tarballs');
-    const result = run(process.execPath, [join(REPO_ROOT, 'scripts', 'release.mjs'), '--out', out], REPO_ROOT);
+    const result = release(out);
     expect(result.status, result.output).to.equal(0);
     released = JSON.parse(readFileSync(join(out, 'release.json'), 'utf8')) as Released;
   });
@@ -137,7 +140,7 @@ describe('npm run release: versioned tarballs of every workspace package', funct
 
   it('deletes nothing it did not write: refuses an --out that holds the checkout or a folder of other files; in an earlier release keeps what is not its own', () => {
     for (const dir of [REPO_ROOT, join(REPO_ROOT, '..')]) {
-      const refused = run(process.execPath, [join(REPO_ROOT, 'scripts', 'release.mjs'), '--out', dir], REPO_ROOT);
+      const refused = release(dir);
       expect(refused.status, refused.output).to.equal(1);
       expect(refused.output).to.include('holds the checkout');
     }
@@ -145,13 +148,13 @@ describe('npm run release: versioned tarballs of every workspace package', funct
     const other = join(workDir, 'other');
     mkdirSync(other);
     writeFileSync(join(other, 'notes.txt'), 'mine');
-    const refused = run(process.execPath, [join(REPO_ROOT, 'scripts', 'release.mjs'), '--out', other], REPO_ROOT);
+    const refused = release(other);
     expect(refused.status, refused.output).to.equal(1);
     expect(refused.output).to.include('holds no earlier release');
     expect(readFileSync(join(other, 'notes.txt'), 'utf8')).to.equal('mine');
 
     writeFileSync(join(out, 'keep.txt'), 'mine');
-    const again = run(process.execPath, [join(REPO_ROOT, 'scripts', 'release.mjs'), '--out', out], REPO_ROOT);
+    const again = release(out);
     expect(again.status, again.output).to.equal(0);
     expect(readFileSync(join(out, 'keep.txt'), 'utf8')).to.equal('mine');
     expect((JSON.parse(readFileSync(join(out, 'release.json'), 'utf8')) as Released).packages.map((p) => p.file).sort()).to.deep.equal(released.packages.map((p) => p.file).sort());
@@ -184,11 +187,7 @@ describe('npm run release: versioned tarballs of every workspace package', funct
       const status = run(join(app, 'node_modules', '.bin', 'wallet-backend'), ['migrate', '--status'], app, {
         DATABASE_URL: databaseUrl,
         PUBLIC_API_URL: TEST_PUBLIC_API_URL,
-        JWT_SECRET: TEST_SECRETS.jwtSecret,
-        PEPPER_SECRET: TEST_SECRETS.pepperSecret,
-        IP_HASH_SALT: TEST_SECRETS.ipHashSalt,
-        ADMIN_KEY_INTEGRITY_SECRET: TEST_SECRETS.adminKeyIntegritySecret,
-        ADMIN_SESSION_SECRET: TEST_SECRETS.adminSessionSecret,
+        ...SECRETS_ENV,
         DATA_DIR: join(workDir, `data-${dialect}`),
       });
       expect(status.status, `${dialect}: ${status.output}`).to.equal(0);

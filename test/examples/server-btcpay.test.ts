@@ -4,16 +4,14 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { BootError } from '@wallet/backend-core';
 import { startServer, type RunningServer } from '@wallet/server';
-import { eachDialect, freshDatabaseUrl, SECRETS_ENV, TestClient } from '../harness/index.js';
-import { FAKE_API_KEY, FAKE_STORE_ID, GreenfieldFake, INVOICE_PERMISSIONS } from '../fakes/greenfield.js';
+import { eachDialect, freshDatabaseUrl, SECRETS_ENV, TestClient, useFakes } from '../harness/index.js';
+import { btcpayEnv, FAKE_API_KEY, FAKE_STORE_ID, GreenfieldFake, INVOICE_PERMISSIONS } from '../fakes/greenfield.js';
 
 const FAILED = 'btcpay check failed; payments will answer 503 until it is fixed';
 const PASSED = 'btcpay check passed';
 
 eachDialect('reference server: BTCPay checked at start-up', (dialect) => {
-  const btcpay = new GreenfieldFake();
-  before(() => btcpay.start());
-  after(() => btcpay.close());
+  const [btcpay] = useFakes(new GreenfieldFake());
   let dataDir = '';
   let running: RunningServer | undefined;
   let lines: string[] = [];
@@ -38,12 +36,7 @@ eachDialect('reference server: BTCPay checked at start-up', (dialect) => {
         PORT: '0',
         DATABASE_URL: await freshDatabaseUrl(dialect),
         ...SECRETS_ENV,
-        REGISTRATION_REQUIRE_PAYMENT: 'true',
-        REGISTRATION_PRICE: '0.0001',
-        BTCPAY_URL: btcpay.url,
-        BTCPAY_STORE_ID: FAKE_STORE_ID,
-        BTCPAY_API_KEY: FAKE_API_KEY,
-        UPSTREAM_TIMEOUT_MS: '300',
+        ...btcpayEnv(btcpay),
         ...over,
       },
       { write: (line) => lines.push(line) },

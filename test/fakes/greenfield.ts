@@ -7,6 +7,21 @@ export const FAKE_API_KEY = 'fake-greenfield-api-key-0123456789';
 /** What the backend's key needs, scoped to the fake's store: the default grant. */
 export const INVOICE_PERMISSIONS = [`btcpay.store.cancreateinvoice:${FAKE_STORE_ID}`, `btcpay.store.canviewinvoices:${FAKE_STORE_ID}`];
 
+/**
+ * The server's settings for paid registration through `fake` (its URL, the fake's store and key,
+ * a short upstream timeout so an outage is seen quickly).
+ */
+export function btcpayEnv(fake: GreenfieldFake): Record<string, string> {
+  return {
+    REGISTRATION_REQUIRE_PAYMENT: 'true',
+    REGISTRATION_PRICE: '0.0001',
+    BTCPAY_URL: fake.url,
+    BTCPAY_STORE_ID: FAKE_STORE_ID,
+    BTCPAY_API_KEY: FAKE_API_KEY,
+    UPSTREAM_TIMEOUT_MS: '300',
+  };
+}
+
 interface FakeInvoice {
   id: string;
   storeId: string;

@@ -1,4 +1,4 @@
-import type { CliIo } from '@wallet/cli';
+import { runCli, type CliIo } from '@wallet/cli';
 import { TEST_SECRETS } from './backend.js';
 
 /** A CLI io that records stdout and stderr lines. */
@@ -6,6 +6,13 @@ export function captureIo(env: Record<string, string>): CliIo & { stdout: string
   const stdout: string[] = [];
   const stderr: string[] = [];
   return { env, out: (l) => stdout.push(l), err: (l) => stderr.push(l), stdout, stderr };
+}
+
+/** Runs the CLI in-process with `env`: its exit code and its output, as lines and joined. */
+export async function cli(env: Record<string, string>, ...argv: string[]) {
+  const io = captureIo(env);
+  const code = await runCli(argv, io);
+  return { code, stdout: io.stdout, stderr: io.stderr, out: io.stdout.join('\n'), err: io.stderr.join('\n') };
 }
 
 /** The test secrets as environment variables: a CLI run and a test backend then agree on every MAC. */

@@ -55,9 +55,10 @@ function routeKnexLogs(backend: WalletBackend, logger: Logger): void {
  * The backend the reference server would run with this environment, for operator commands,
  * with its database connection proven: an invalid configuration fails with exit code 4, a
  * database that cannot be reached with exit code 3. Its log lines go to stderr at `warn` so
- * a command's own output stays clean.
+ * a command's own output stays clean. With `connect: false` it is only booted (the pool opens
+ * no connection until a query), for what the configuration alone answers.
  */
-export async function openBackend(io: CliIo): Promise<WalletBackend> {
+export async function openBackend(io: CliIo, { connect = true }: { connect?: boolean } = {}): Promise<WalletBackend> {
   const config = loadServerConfig(io.env);
   const databaseUrl = String(config.backend.databaseUrl);
   const logger = createJsonLogger({ level: 'warn', write: io.err });
@@ -72,6 +73,7 @@ export async function openBackend(io: CliIo): Promise<WalletBackend> {
     throw err;
   }
   routeKnexLogs(backend, logger);
+  if (!connect) return backend;
   try {
     await backend.db.knex.raw('select 1');
   } catch (err) {

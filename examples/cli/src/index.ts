@@ -87,7 +87,7 @@ export function buildProgram(io: CliIo, run: (work: () => Promise<void>) => void
     .argument('<file>', 'the backup file')
     .option(...JSON_FLAG)
     // `backup verify <file> --json`: commander gives --json to `backup`, which declares it too.
-    .action((file: string, options: { json?: boolean }) => run(() => backupVerifyCommand(io, file, { json: options.json === true || backup.opts<{ json?: boolean }>().json === true })));
+    .action((file: string, _options: unknown, command: Command) => run(() => backupVerifyCommand(io, file, { json: command.optsWithGlobals<{ json?: boolean }>().json === true })));
 
   program
     .command('restore')

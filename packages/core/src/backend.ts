@@ -88,6 +88,8 @@ export interface WalletBackend {
   callback(): ReturnType<Koa['callback']>;
   /** Runs core's then each plugin's pending migrations; returns the ids applied. */
   migrate(): Promise<string[]>;
+  /** The ledger ids of every migration this backend knows (core's and each plugin's), whatever the database holds. */
+  expectedMigrations(): string[];
   /** Starts the scheduler (unless disabled) and, given a port, an HTTP server. */
   start(options?: StartOptions): Promise<StartResult>;
   /** Stops accepting requests, drains those in flight, stops the scheduler and closes the pool. */
@@ -157,11 +159,12 @@ export async function createWalletBackend(config: WalletBackendConfig): Promise<
   // Filled in once the settings are known to be valid, before any plugin's setup runs.
   const auditVerifications = new AuditVerifications(clock);
   const late: { settings?: Settings; processor: PaymentProcessor | null; admin?: AdminService; overlay?: OperatorSettings; metrics?: PrometheusMetrics } = { processor: null };
+  const expectedMigrations = () => allPlugins.flatMap((plugin) => (plugin.migrations ?? []).map((migration) => ledgerIdOf(plugin.name, migration)));
   const corePlugins: WalletPlugin[] = [
     systemPlugin({
       openapi,
       capabilities: () => capabilityRegistry.assemble(),
-      expectedMigrations: () => allPlugins.flatMap((plugin) => (plugin.migrations ?? []).map((migration) => ledgerIdOf(plugin.name, migration))),
+      expectedMigrations,
     }),
     sessionsPlugin(),
     challengesPlugin(),
@@ -402,6 +405,7 @@ export async function createWalletBackend(config: WalletBackendConfig): Promise<
     callback: listener,
     migrate: () =>
       runMigrations(db.knex, db.dialect, allPlugins.map((plugin) => ({ owner: plugin.name, migrations: plugin.migrations ?? [] })), clock, logger),
+    expectedMigrations,
     async start(options = {}) {
       await checkSetupLatch(latch);
       if (metrics !== null && metricsAddress !== null && metricsListener === undefined) {

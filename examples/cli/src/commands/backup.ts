@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { appliedMigrations, LEDGER_TABLE, type WalletBackend } from '@wallet/backend-core';
 import { loadServerConfig } from '@wallet/server';
-import { openBackend, requireMigrated } from '../backend.js';
+import { openBackend, requireMigrated, withBackend } from '../backend.js';
 import { CliFailure, printJson, usageError, type CliIo } from '../io.js';
 
 /** `backup --json`. */
@@ -80,17 +80,16 @@ function scratchDir(): { path: string; remove: () => void } {
 }
 
 /**
- * The ledger ids this version of the backend knows (core's and every configured plugin's): it
- * migrates an empty scratch SQLite database and reads the ledger back. The ids do not depend on
- * the dialect, and core exposes no list of them apart from running them.
+ * The ledger ids this version of the backend knows (core's and every configured plugin's), from
+ * a backend booted on this configuration without a connection: the ids do not depend on the
+ * database (a scratch SQLite path stands in for DATABASE_URL, which need not be set to verify).
  */
 async function knownMigrations(io: CliIo): Promise<Set<string>> {
   const scratch = scratchDir();
   try {
-    const backend = await openBackend(envWithDatabase({ ...io, err: () => undefined }, `sqlite:${join(scratch.path, 'known.db')}`));
+    const backend = await openBackend(envWithDatabase({ ...io, err: () => undefined }, `sqlite:${join(scratch.path, 'known.db')}`), { connect: false });
     try {
-      await backend.migrate();
-      return new Set(await appliedMigrations(backend.db.knex));
+      return new Set(backend.expectedMigrations());
     } finally {
       await backend.close();
     }
@@ -99,9 +98,11 @@ async function knownMigrations(io: CliIo): Promise<Set<string>> {
   }
 }
 
+/** The ledger ids of `applied` that are not in `known`. */
+const unknownOf = (applied: readonly string[], known: ReadonlySet<string>) => applied.filter((id) => !known.has(id));
+
 /** Refuses a backup made by a newer version: this one could neither run on it nor migrate it. */
-function refuseUnknown(applied: readonly string[], known: Set<string>): void {
-  const unknown = applied.filter((id) => !known.has(id));
+function refuseUnknown(unknown: readonly string[]): void {
   if (unknown.length > 0) {
     throw new CliFailure(`the backup has ${unknown.length} migration${unknown.length === 1 ? '' : 's'} this version does not know: restore it with the version that made it, or a newer one`, unknown);
   }
@@ -126,6 +127,13 @@ interface PgTarget {
  */
 const PASSED_TO_PG = /^(PATH|HOME|LANG|LC_[A-Z_]+|TZ|TMPDIR)$/;
 
+/** The variables of the CLI's environment that pass on to pg_dump and pg_restore (PASSED_TO_PG). */
+function passedEnv(io: CliIo): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(io.env)) if (value !== undefined && PASSED_TO_PG.test(key)) env[key] = value;
+  return env;
+}
+
 /**
  * The libpq environment for `databaseUrl` (the passed-on variables of the CLI's environment, plus
  * PGHOST, PGPORT, PGUSER, PGDATABASE, the SSL settings and PGPASSFILE). The password goes into a
@@ -134,8 +142,7 @@ const PASSED_TO_PG = /^(PATH|HOME|LANG|LC_[A-Z_]+|TZ|TMPDIR)$/;
  */
 function pgTarget(databaseUrl: string, io: CliIo): PgTarget {
   const url = new URL(databaseUrl);
-  const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(io.env)) if (value !== undefined && PASSED_TO_PG.test(key)) env[key] = value;
+  const env = passedEnv(io);
   env.PGHOST = url.searchParams.get('host') ?? decodeURIComponent(url.hostname.replace(/^\[|\]$/g, ''));
   if (url.port !== '') env.PGPORT = url.port;
   if (url.username !== '') env.PGUSER = decodeURIComponent(url.username);
@@ -242,8 +249,9 @@ export async function backupCommand(io: CliIo, file: string, options: { force?: 
     const migrations = (await appliedMigrations(backend.db.knex)).length;
     const dialect = backend.db.dialect.kind;
     if (dialect === 'sqlite') {
-      const size = statSync(sqlitePathOf(databaseUrl)).size;
-      io.err(`backing up sqlite:${sqlitePathOf(databaseUrl)} (${mebibytes(size)} plus its WAL) into ${target}…`);
+      const path = sqlitePathOf(databaseUrl);
+      const size = statSync(path).size;
+      io.err(`backing up sqlite:${path} (${mebibytes(size)} plus its WAL) into ${target}…`);
       // Created empty first so the copy is never readable by others, even while it is written.
       writeFileSync(partial, '', { mode: 0o600 });
       await backend.db.knex.raw('VACUUM INTO ?', [partial]);
@@ -281,12 +289,14 @@ export async function backupCommand(io: CliIo, file: string, options: { force?: 
 interface Verdict {
   format: Format;
   migrations: string[];
+  /** The migrations this version does not know (a backup made by a newer one). */
+  unknown: string[];
   auditEntries: number | null;
   problems: string[];
 }
 
 /** Opens a copy of an SQLite backup as a backend (the backup itself is never opened for writing) and checks it. */
-async function verifySqlite(io: CliIo, file: string, known: Set<string>, keep?: (scratchFile: string) => Promise<void>): Promise<Verdict> {
+async function verifySqlite(io: CliIo, file: string, keep?: (scratchFile: string) => Promise<void>): Promise<Verdict> {
   const scratch = scratchDir();
   try {
     const copy = join(scratch.path, 'backup.db');
@@ -295,6 +305,7 @@ async function verifySqlite(io: CliIo, file: string, known: Set<string>, keep?: 
     const backend = await openBackend(envWithDatabase(io, `sqlite:${copy}`));
     const problems: string[] = [];
     let migrations: string[] = [];
+    let unknown: string[] = [];
     let auditEntries: number | null = null;
     try {
       const integrity = (await backend.db.knex.raw('PRAGMA integrity_check')) as { integrity_check: string }[];
@@ -305,7 +316,7 @@ async function verifySqlite(io: CliIo, file: string, known: Set<string>, keep?: 
         problems.push(`no ${LEDGER_TABLE} table: not a backup of a migrated Wallet Backend database`);
       } else {
         migrations = await appliedMigrations(backend.db.knex);
-        const unknown = migrations.filter((id) => !known.has(id));
+        unknown = unknownOf(migrations, new Set(backend.expectedMigrations()));
         if (unknown.length > 0) problems.push(`migrations this version does not know: ${unknown.join(', ')}`);
         else if (await backend.db.knex.schema.hasTable('admin_audit')) {
           const audit = await backend.setup.verifyAudit((checked) => io.err(`  checked ${checked} audit entries…`));
@@ -317,27 +328,23 @@ async function verifySqlite(io: CliIo, file: string, known: Set<string>, keep?: 
       await backend.close();
     }
     if (problems.length === 0 && keep !== undefined) await keep(copy);
-    return { format: 'sqlite', migrations, auditEntries, problems };
+    return { format: 'sqlite', migrations, unknown, auditEntries, problems };
   } finally {
     scratch.remove();
   }
 }
 
-async function verifyPgDump(io: CliIo, file: string, known: Set<string>): Promise<Verdict & { schema: string; list: string }> {
+async function verifyPgDump(io: CliIo, file: string, known: ReadonlySet<string>): Promise<Verdict & { schema: string; list: string }> {
   // Reading an archive needs no server: the libpq variables are irrelevant here.
-  const env = pgTarget('postgres://localhost/', io);
-  try {
-    io.err(`checking ${file} (${mebibytes(statSync(file).size)}) with pg_restore --list…`);
-    const contents = await pgDumpContents(file, env.env);
-    const migrations = await pgDumpMigrations(file, contents.schema, env.env);
-    const problems: string[] = [];
-    if (migrations.length === 0) problems.push(`${LEDGER_TABLE} holds no migration`);
-    const unknown = migrations.filter((id) => !known.has(id));
-    if (unknown.length > 0) problems.push(`migrations this version does not know: ${unknown.join(', ')}`);
-    return { format: 'pg_dump', migrations, auditEntries: null, problems, schema: contents.schema, list: contents.list };
-  } finally {
-    env.remove();
-  }
+  const env = passedEnv(io);
+  io.err(`checking ${file} (${mebibytes(statSync(file).size)}) with pg_restore --list…`);
+  const contents = await pgDumpContents(file, env);
+  const migrations = await pgDumpMigrations(file, contents.schema, env);
+  const problems: string[] = [];
+  if (migrations.length === 0) problems.push(`${LEDGER_TABLE} holds no migration`);
+  const unknown = unknownOf(migrations, known);
+  if (unknown.length > 0) problems.push(`migrations this version does not know: ${unknown.join(', ')}`);
+  return { format: 'pg_dump', migrations, unknown, auditEntries: null, problems, schema: contents.schema, list: contents.list };
 }
 
 /**
@@ -348,8 +355,7 @@ async function verifyPgDump(io: CliIo, file: string, known: Set<string>): Promis
  */
 export async function backupVerifyCommand(io: CliIo, file: string, options: { json?: boolean } = {}): Promise<void> {
   const format = formatOf(file);
-  const known = await knownMigrations(io);
-  const verdict = format === 'sqlite' ? await verifySqlite(io, file, known) : await verifyPgDump(io, file, known);
+  const verdict = format === 'sqlite' ? await verifySqlite(io, file) : await verifyPgDump(io, file, await knownMigrations(io));
   if (options.json) {
     const document: BackupVerifyJson = { file: resolve(file), format, ok: verdict.problems.length === 0, migrations: verdict.migrations.length, audit_entries: verdict.auditEntries, problems: verdict.problems };
     printJson(io, document);
@@ -407,16 +413,12 @@ function refuseSqliteInUse(Driver: new (file: string) => SqliteHandle, target: s
 
 /** The restored database, through the backend: the ledger and the audit chain. */
 async function checkRestored(io: CliIo, file: string, consequence: string): Promise<{ migrations: number; auditEntries: number }> {
-  const restored = await openBackend(io);
-  try {
-    await requireMigrated(restored, LEDGER_TABLE);
+  return withBackend(io, LEDGER_TABLE, async (restored) => {
     const migrations = (await appliedMigrations(restored.db.knex)).length;
     const audit = await restored.setup.verifyAudit((checked) => io.err(`  checked ${checked} audit entries…`));
     if (!audit.ok) throw new CliFailure(`backup ${file} failed verification: the audit chain is broken at seq ${audit.brokenAt}; ${consequence}`, [audit.reason, 'is ADMIN_KEY_INTEGRITY_SECRET the one the backup was made with?']);
     return { migrations, auditEntries: audit.entries };
-  } finally {
-    await restored.close();
-  }
+  });
 }
 
 /** Drops every table, view and sequence in `schema` (a target that was empty before a failed restore). */
@@ -446,7 +448,6 @@ export async function restoreCommand(io: CliIo, file: string, options: { force?:
   const format = formatOf(file);
   const databaseUrl = configuredDatabaseUrl(io);
   const started = performance.now();
-  const known = await knownMigrations(io);
   const backend = await openBackend(io);
   const dialect = backend.db.dialect.kind;
   let closed = false;
@@ -470,7 +471,7 @@ export async function restoreCommand(io: CliIo, file: string, options: { force?:
       await close();
       const target = sqlitePathOf(databaseUrl);
       refuseSqliteInUse(Driver, target);
-      const verdict = await verifySqlite(io, file, known, async (copy) => {
+      const verdict = await verifySqlite(io, file, async (copy) => {
         // Again just before the copy: the verification may have taken a while.
         refuseSqliteInUse(Driver, target);
         io.err(`restoring into sqlite:${target}…`);
@@ -482,7 +483,7 @@ export async function restoreCommand(io: CliIo, file: string, options: { force?:
         }
       });
       if (verdict.problems.length > 0) {
-        refuseUnknown(verdict.migrations, known);
+        refuseUnknown(verdict.unknown);
         throw new CliFailure(`backup ${file} failed verification: nothing was restored`, verdict.problems);
       }
       result = await checkRestored(io, file, 'it was restored nonetheless');
@@ -490,8 +491,8 @@ export async function restoreCommand(io: CliIo, file: string, options: { force?:
       const pg = pgTarget(databaseUrl, io);
       const scratch = scratchDir();
       try {
-        const dump = await verifyPgDump(io, file, known);
-        refuseUnknown(dump.migrations, known);
+        const dump = await verifyPgDump(io, file, new Set(backend.expectedMigrations()));
+        refuseUnknown(dump.unknown);
         if (dump.problems.length > 0) throw new CliFailure(`backup ${file} failed verification: nothing was restored`, dump.problems);
         const schema = await schemaOf(backend, pg);
         if (schema !== dump.schema) {
