@@ -40,6 +40,20 @@ export function blocksOf(file: string, text = readFileSync(join(REPO_ROOT, file)
   return blocks;
 }
 
+/** The name a module block gives itself on its first line (`// backend.ts`), if it is one. */
+export function moduleName(block: DocBlock): string | undefined {
+  const first = block.body.split('\n')[0]!;
+  return /^\/\/ [\w-]+\.ts$/.test(first) ? first.slice(3) : undefined;
+}
+
+/** The first block of `lang` in `text` (the blocks `blocksOf` found in it) that opens below the line holding `marker`. */
+export function blockAfter(blocks: DocBlock[], text: string, marker: string, lang: string): DocBlock | undefined {
+  const at = text.indexOf(marker);
+  if (at === -1) return undefined;
+  const markerLine = text.slice(0, at).split('\n').length;
+  return blocks.find((block) => block.lang === lang && block.line > markerLine);
+}
+
 /** The `@example` of each JSDoc block of a source file, unstarred, as a `ts` block at the line of its tag. */
 export function jsdocExamplesOf(file: string): DocBlock[] {
   const lines = readFileSync(join(REPO_ROOT, file), 'utf8').split('\n');

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { REPO_ROOT } from '../harness/index.js';
+import { blocksOf } from './doc-blocks.js';
 
 /** A doc under docs/, as its reader reads it. */
 export const readDoc = (name: string) => readFileSync(join(REPO_ROOT, 'docs', name), 'utf8');
@@ -13,9 +14,10 @@ export const integrationDoc = readDoc('wallet-integration.md');
 
 /** The one fenced block of `language` in `doc` that contains `marker`, verbatim. */
 export function fencedBlockIn(doc: string, marker: string, language = ''): string {
-  const blocks = [...doc.matchAll(/^```(\w*)\n([\s\S]*?)^```$/gm)].filter(([, lang, body]) => lang === language && body!.includes(marker));
+  const blocks = blocksOf('', doc).filter((block) => block.lang === language && block.body.includes(marker));
   if (blocks.length !== 1) throw new Error(`expected one \`\`\`${language} block with ${marker}, found ${blocks.length}`);
-  return blocks[0]![2]!;
+  // Verbatim: the body up to the closing fence, its last newline included.
+  return `${blocks[0]!.body}\n`;
 }
 
 /** The one fenced block of `language` in docs/wallet-integration.md that contains `marker`. */

@@ -8,7 +8,7 @@ import ts from 'typescript';
 import { buildProgram } from '../../examples/cli/src/index.js';
 import { processIo } from '../../examples/cli/src/io.js';
 import { REPO_ROOT } from '../harness/index.js';
-import { blocksOf, documentationFiles, jsdocExamplesOf, type DocBlock } from './doc-blocks.js';
+import { blocksOf, documentationFiles, jsdocExamplesOf, moduleName, type DocBlock } from './doc-blocks.js';
 
 /** Source files whose JSDoc `@example` is a whole program a reader starts from; it is held to the same rule. */
 const EXAMPLES_IN_SOURCE = ['packages/core/src/backend.ts'];
@@ -120,12 +120,20 @@ interface Prepared {
 
 const where = (block: DocBlock) => `${block.file}:${block.line}`;
 
+/** A doc's path as one file-name part (`docs/plugins.md` → `docs_plugins_md`). */
+const flat = (file: string) => file.replace(/[/.]/g, '_');
+
+/** The last `lines` lines of what a failed child printed. */
+function outputTail(failed: { stdout?: string; stderr?: string }, lines: number): string {
+  return `${failed.stdout ?? ''}${failed.stderr ?? ''}`.split('\n').slice(-lines).join('\n');
+}
+
 function kindOf(block: DocBlock): Kind {
   if (COVERED.some((c) => c.file === block.file && block.body.includes(c.contains))) return 'covered';
   if (block.marker === 'mocha') return 'mocha';
   if (block.marker?.startsWith('fragment ')) return 'fragment';
   if (block.marker !== undefined) throw new Error(`${where(block)}: unknown snippet marker "${block.marker}"`);
-  if (/^\/\/ [\w-]+\.ts$/.test(block.body.split('\n')[0]!)) return 'module';
+  if (moduleName(block) !== undefined) return 'module';
   return 'program';
 }
 
@@ -138,28 +146,29 @@ function prepare(): Prepared[] {
   for (const file of [...documentationFiles(), ...EXAMPLES_IN_SOURCE]) {
     const blocks = file.endsWith('.md') ? blocksOf(file).filter((block) => CODE.has(block.lang)) : jsdocExamplesOf(file);
     if (blocks.length === 0) continue;
-    const dir = join(root, file.replace(/[/.]/g, '_'));
+    const dir = join(root, flat(file));
     mkdirSync(dir);
     symlinkSync(join(REPO_ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
     writeFileSync(join(dir, 'package.json'), '{ "type": "module" }\n');
-    const modules = blocks.filter((block) => kindOf(block) === 'module');
+    const kinds = new Map(blocks.map((block) => [block, kindOf(block)]));
+    const modules = blocks.filter((block) => kinds.get(block) === 'module');
     for (const block of blocks) {
-      const kind = kindOf(block);
+      const kind = kinds.get(block)!;
       const js = !block.lang.startsWith('t');
       if (kind === 'covered') {
         prepared.push({ block, kind, offset: 0 });
         continue;
       }
       if (kind === 'module') {
-        const path = join(dir, block.body.split('\n')[0]!.slice(3));
+        const path = join(dir, moduleName(block)!);
         writeFileSync(path, block.body);
         prepared.push({ block, kind, path, offset: 0 });
         continue;
       }
       if (kind === 'mocha') {
         mkdirSync(mochaRoot, { recursive: true });
-        for (const module of modules) writeFileSync(join(mochaRoot, module.body.split('\n')[0]!.slice(3)), module.body);
-        const path = join(mochaRoot, `${file.replace(/[/.]/g, '_')}_${block.line}.test.ts`);
+        for (const module of modules) writeFileSync(join(mochaRoot, moduleName(module)!), module.body);
+        const path = join(mochaRoot, `${flat(file)}_${block.line}.test.ts`);
         writeFileSync(path, block.body);
         prepared.push({ block, kind, path, offset: 0 });
         continue;
@@ -226,8 +235,7 @@ async function runProgram(path: string, body: string): Promise<void> {
     output = child.stdout + child.stderr;
   } catch (err) {
     const failed = err as Error & { stdout?: string; stderr?: string; killed?: boolean };
-    const tail = `${failed.stdout ?? ''}${failed.stderr ?? ''}`.split('\n').slice(-25).join('\n');
-    throw new Error(`${failed.killed === true ? `did not finish within ${RUN_TIMEOUT_MS} ms` : 'failed'}:\n${tail}`);
+    throw new Error(`${failed.killed === true ? `did not finish within ${RUN_TIMEOUT_MS} ms` : 'failed'}:\n${outputTail(failed, 25)}`);
   }
   const { probes } = JSON.parse(readFileSync(resultFile, 'utf8')) as { probes: Array<{ path: string; status: number }> };
   if (/\.listen\(|start\(\{\s*port/.test(body) && !body.includes('.close()')) expect(probes, 'the snippet listens, so a server must be left to probe').to.not.deep.equal([]);
@@ -323,7 +331,7 @@ describe('every code block of README.md and docs/*.md compiles and runs', () => 
           await run(process.execPath, [mocha, relative(REPO_ROOT, p.path!)], { cwd: REPO_ROOT, timeout: RUN_TIMEOUT_MS * 2, maxBuffer: 16 * 1024 * 1024 });
         } catch (err) {
           const failed = err as Error & { stdout?: string; stderr?: string };
-          throw new Error(`mocha failed on the block at ${where(p.block)}:\n${`${failed.stdout ?? ''}${failed.stderr ?? ''}`.split('\n').slice(-40).join('\n')}`);
+          throw new Error(`mocha failed on the block at ${where(p.block)}:\n${outputTail(failed, 40)}`);
         }
       }
     });

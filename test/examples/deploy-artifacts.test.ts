@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { createTestBackend, REPO_ROOT, serverNodeFlags } from '../harness/index.js';
+import { createTestBackend, REPO_ROOT, requireTool, serverNodeFlags } from '../harness/index.js';
 
 /**
  * The deployment artifacts (Dockerfile, .dockerignore, compose.yaml, the systemd unit) are
@@ -256,12 +256,11 @@ describe('systemd unit (deploy/wallet-backend.service)', () => {
   const installed = analyze.status === 0;
 
   it('passes `systemd-analyze verify` with no warning', function () {
-    if (!installed) {
-      // In CI (WALLET_CI=1, .ci/run installs it) a missing tool fails instead.
-      if (process.env.WALLET_CI === '1') throw new Error('systemd-analyze is not installed but WALLET_CI=1 (apt-get install systemd)');
-      console.log('      systemd-analyze not installed (apt-get install systemd): the unit was not verified');
-      this.skip();
-    }
+    // In CI (WALLET_CI=1, .ci/run installs it) a missing tool fails instead.
+    requireTool(this, installed, {
+      skipped: '      systemd-analyze not installed (apt-get install systemd): the unit was not verified',
+      ciError: 'systemd-analyze is not installed but WALLET_CI=1 (apt-get install systemd)',
+    });
     const dir = mkdtempSync(join(tmpdir(), 'wallet-unit-'));
     try {
       let text = unit;

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { REPO_ROOT } from '../harness/index.js';
+import { RECIPE, recipeBlockAfter, recipeModule } from './embedding.js';
 
 /**
  * The Express 5 recipe of docs/embedding.md type-checked as a host project would, with
@@ -17,24 +18,6 @@ import { REPO_ROOT } from '../harness/index.js';
  * Express's own 2.x, and `@wallet/backend-core`, whose declarations are built into it.
  * `preserveSymlinks` makes TypeScript resolve from the links, as from installed copies.
  */
-
-const RECIPE = readFileSync(join(REPO_ROOT, 'docs/embedding.md'), 'utf8');
-
-/** The code block of docs/embedding.md that follows `marker`. */
-function blockAfter(marker: string): string {
-  const at = RECIPE.indexOf(marker);
-  expect(at, marker).to.be.greaterThan(-1);
-  const match = /```ts\n([\s\S]*?)```/.exec(RECIPE.slice(at));
-  expect(match, `a ts block after ${marker}`).to.not.equal(null);
-  return match![1]!;
-}
-
-/** The doc's module block whose first line names it (`// backend.ts`). */
-function moduleBlock(name: string): string {
-  const match = new RegExp('```ts\\n(// ' + name.replace('.', '\\.') + '\\n[\\s\\S]*?)```').exec(RECIPE);
-  expect(match, `the ${name} block`).to.not.equal(null);
-  return match![1]!;
-}
 
 describe('embedding: the Express 5 recipe type-checks with skipLibCheck false', function () {
   this.timeout(120_000);
@@ -65,9 +48,9 @@ describe('embedding: the Express 5 recipe type-checks with skipLibCheck false', 
     cpSync(join(REPO_ROOT, 'LICENSE'), join(core, 'LICENSE'));
 
     writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'host', private: true, type: 'module' }));
-    writeFileSync(join(project, 'settings.ts'), moduleBlock('settings.ts'));
-    writeFileSync(join(project, 'backend.ts'), moduleBlock('backend.ts'));
-    writeFileSync(join(project, 'server.ts'), blockAfter('### c) Express'));
+    writeFileSync(join(project, 'settings.ts'), recipeModule('settings.ts'));
+    writeFileSync(join(project, 'backend.ts'), recipeModule('backend.ts'));
+    writeFileSync(join(project, 'server.ts'), recipeBlockAfter('### c) Express'));
   });
   after(() => rmSync(project, { recursive: true, force: true }));
 

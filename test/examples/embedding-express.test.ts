@@ -1,38 +1,30 @@
-import { once } from 'node:events';
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import express, { type Express } from 'express';
-import { createTestBackend, eachDialect, seedSession, TestClient, type TestBackend } from '../harness/index.js';
+import { eachDialect, seedSession, useTestBackend, type TestClient } from '../harness/index.js';
+import { clientOf, CONSUMED, unrevokedSessions } from './embedding.js';
 
 /**
  * The Express 5 recipe of docs/embedding.md ("c) Express"), on a real Express app, and the
  * mistake it warns against: `express.json()` in front of the backend.
  */
 
-const CONSUMED = 'the request body was consumed before the wallet backend read it: remove the body parser mounted in front of it (docs/embedding.md)';
-
 async function listen(app: Express): Promise<{ client: TestClient; server: Server }> {
   const server = app.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  return { client: new TestClient(`http://127.0.0.1:${(server.address() as AddressInfo).port}`), server };
+  return { client: await clientOf(server), server };
 }
 
 eachDialect('embedding in Express 5', (dialect) => {
-  let t: TestBackend;
   let server: Server | undefined;
-
-  beforeEach(async () => {
-    t = await createTestBackend(dialect, { listen: false, settings: { bodyLimitBytes: 1024 } });
-  });
+  // Registered before the backend's own afterEach: the server closes first.
   afterEach(async () => {
     if (server !== undefined) {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server!.close(() => resolve()));
       server = undefined;
     }
-    await t.close();
   });
+  const t = useTestBackend(dialect, { listen: false, settings: { bodyLimitBytes: 1024 } });
 
   for (const prefix of ['', '/wallet']) {
     it(`the recipe at ${prefix === '' ? 'the root' : prefix}: the backend reads its own bodies, the host's routes keep express.json()`, async () => {
@@ -90,6 +82,6 @@ eachDialect('embedding in Express 5', (dialect) => {
     expect(text.body.error.code).to.equal('unsupported_media_type');
     const logged = t.logger.lines.filter((line) => line.level === 'error');
     expect(logged.map((line) => [line.msg, line.code, line.err])).to.deep.equal([['request failed', 'internal_error', CONSUMED]]);
-    expect((await t.backend.db.knex('sessions').whereNull('revoked_at').select('id')).length).to.equal(1);
+    expect(await unrevokedSessions(t)).to.equal(1);
   });
 });

@@ -1,10 +1,8 @@
-import { readFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import { expect } from 'chai';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { WalletBackend } from '@wallet/backend-core';
-import { createTestBackend, eachDialect, REPO_ROOT, seedSession, TestClient, type TestBackend } from '../harness/index.js';
+import { eachDialect, seedSession, useTestBackend, type TestClient } from '../harness/index.js';
+import { clientOf, CONSUMED, recipeBlockAfter, unrevokedSessions } from './embedding.js';
 
 /**
  * The Fastify 5 recipe of docs/embedding.md ("d) Fastify"), on a real Fastify app: the backend is
@@ -32,8 +30,7 @@ function mountWalletBackend(app: FastifyInstance, wallet: WalletBackend, prefix 
 
 describe('embedding in Fastify 5: the recipe in docs/embedding.md', () => {
   it('mounts the way mountWalletBackend here does', () => {
-    const docs = readFileSync(join(REPO_ROOT, 'docs/embedding.md'), 'utf8');
-    const recipe = /### d\) Fastify[\s\S]*?```ts\n([\s\S]*?)```/.exec(docs)?.[1] ?? '';
+    const recipe = recipeBlockAfter('### d) Fastify');
     for (const line of ['app.all(', '`${prefix}/api/v1/*`', 'onRequest(request, reply, done) {', 'reply.hijack();', 'request.raw.url = request.raw.url!.slice(prefix.length);', 'handle(request.raw, reply.raw);', 'done();']) {
       expect(recipe, line).to.include(line);
     }
@@ -42,7 +39,7 @@ describe('embedding in Fastify 5: the recipe in docs/embedding.md', () => {
 
 async function listen(app: FastifyInstance): Promise<TestClient> {
   await app.listen({ port: 0, host: '127.0.0.1' });
-  return new TestClient(`http://127.0.0.1:${(app.server.address() as AddressInfo).port}`);
+  return clientOf(app.server);
 }
 
 /** A host with routes of its own that need Fastify's JSON parsing. */
@@ -54,17 +51,13 @@ function hostApp(): FastifyInstance {
 }
 
 eachDialect('embedding in Fastify 5', (dialect) => {
-  let t: TestBackend;
   let app: FastifyInstance | undefined;
-
-  beforeEach(async () => {
-    t = await createTestBackend(dialect, { listen: false, settings: { bodyLimitBytes: 1024 } });
-  });
+  // Registered before the backend's own afterEach: the app closes first.
   afterEach(async () => {
     await app?.close();
     app = undefined;
-    await t.close();
   });
+  const t = useTestBackend(dialect, { listen: false, settings: { bodyLimitBytes: 1024 } });
 
   for (const prefix of ['', '/wallet']) {
     describe(`the recipe, mounted at ${prefix === '' ? 'the root' : prefix}`, () => {
@@ -111,7 +104,7 @@ eachDialect('embedding in Fastify 5', (dialect) => {
         expect(wrongMethod.body.error.code).to.equal('method_not_allowed');
 
         // Nothing was rotated by the refused refreshes; the one that succeeded rotated once.
-        expect((await t.backend.db.knex('sessions').whereNull('revoked_at').select('id')).length).to.equal(1);
+        expect(await unrevokedSessions(t)).to.equal(1);
         expect(t.logger.lines.filter((line) => line.level === 'error')).to.deep.equal([]);
       });
 
@@ -147,10 +140,8 @@ eachDialect('embedding in Fastify 5', (dialect) => {
       expect(octets.status).to.equal(415);
       expect(octets.body.code).to.equal('FST_ERR_CTP_INVALID_MEDIA_TYPE'); // Fastify's answer, not the backend's
       const logged = t.logger.lines.filter((line) => line.level === 'error');
-      expect(logged.map((line) => line.err)).to.deep.equal([
-        'the request body was consumed before the wallet backend read it: remove the body parser mounted in front of it (docs/embedding.md)',
-      ]);
-      expect((await t.backend.db.knex('sessions').whereNull('revoked_at').select('id')).length).to.equal(1);
+      expect(logged.map((line) => line.err)).to.deep.equal([CONSUMED]);
+      expect(await unrevokedSessions(t)).to.equal(1);
     });
   });
 });

@@ -1,7 +1,8 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer, type AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -75,4 +76,47 @@ export function spawnEntry(entry: string, args: string[], options: { env: Record
       });
     },
   };
+}
+
+/**
+ * Skips the calling test when a tool (or the network) it needs is unavailable, printing `skipped`;
+ * except in CI (`WALLET_CI=1`), where a missing tool must fail the run rather than pass it
+ * unchecked: with `ciError` it throws that, without it the test goes on (and its own checks fail).
+ */
+export function requireTool(context: Mocha.Context, available: boolean, messages: { skipped: string; ciError?: string }): void {
+  if (available) return;
+  if (process.env.WALLET_CI === '1') {
+    if (messages.ciError === undefined) return;
+    throw new Error(messages.ciError);
+  }
+  console.log(messages.skipped);
+  context.skip();
+}
+
+/**
+ * The environment for a child npm/tsc/node run: without the npm_* variables of a surrounding
+ * `npm test` (the child npm must see its own project), except the registry, cache and userconfig
+ * ones and those of `keep`; then `set` on top.
+ */
+export function childEnv(options: { keep?: readonly string[]; set?: Record<string, string> } = {}): NodeJS.ProcessEnv {
+  const keep = new Set(['npm_config_registry', 'npm_config_cache', 'npm_config_userconfig', ...(options.keep ?? [])]);
+  return { ...Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.toLowerCase().startsWith('npm_') || keep.has(key.toLowerCase()))), ...options.set };
+}
+
+/** Runs `command` to its end; its exit status and everything it printed (and the spawn error, if any). */
+export function runCapture(command: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv; timeout: number }): { status: number | null; output: string } {
+  const result = spawnSync(command, args, { cwd: options.cwd, env: options.env ?? childEnv(), encoding: 'utf8', timeout: options.timeout });
+  return { status: result.status, output: `${result.stdout ?? ''}${result.stderr ?? ''}${result.error ? String(result.error) : ''}` };
+}
+
+/**
+ * Every file under `dir`, depth first in directory order, that `include` accepts (by path and
+ * name); directories whose name `skipDir` accepts are not entered.
+ */
+export function filesUnder(dir: string, include: (path: string, name: string) => boolean, skipDir: (name: string) => boolean = () => false): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return skipDir(name) ? [] : filesUnder(path, include, skipDir);
+    return include(path, name) ? [path] : [];
+  });
 }

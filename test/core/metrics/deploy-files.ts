@@ -34,4 +34,10 @@ export function ruleExprs(): string[] {
   return [...readFileSync(RULES_PATH, 'utf8').matchAll(/^\s*expr:\s*(.+)$/gm)].map((match) => match[1]!.trim());
 }
 
+/** The alert names of the rules (`- alert: Name`), in file order. */
+export function ruleAlerts(): string[] {
+  return [...readFileSync(RULES_PATH, 'utf8').matchAll(/^\s*- alert:\s*(\S+)$/gm)].map((match) => match[1]!);
+}
+
+/** Kept for test/core/metrics/state.test.ts, which imports it by this name. */
 export const namesIn = seriesNamesIn;

@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { requireTool } from '../../harness/processes.js';
 
 /** One sample of the text exposition: `name{a="b",…} value`. */
 export interface Sample {
@@ -81,7 +82,7 @@ export function seriesNamesIn(expr: string): Set<string> {
 }
 
 /** `promtool` on PATH, or why the check cannot run. */
-export function promtoolAvailable(): boolean {
+function promtoolAvailable(): boolean {
   return spawnSync('promtool', ['--version'], { stdio: 'ignore' }).status === 0;
 }
 
@@ -90,10 +91,10 @@ export function promtoolAvailable(): boolean {
  * tool must fail the run rather than pass it unchecked.
  */
 export function requirePromtool(context: Mocha.Context): void {
-  if (promtoolAvailable()) return;
-  if (process.env.WALLET_CI === '1') throw new Error('promtool is not installed but WALLET_CI=1 (apt-get install --no-install-recommends prometheus)');
-  console.log('      (skipped: promtool is not installed; apt-get install --no-install-recommends prometheus)');
-  context.skip();
+  requireTool(context, promtoolAvailable(), {
+    skipped: '      (skipped: promtool is not installed; apt-get install --no-install-recommends prometheus)',
+    ciError: 'promtool is not installed but WALLET_CI=1 (apt-get install --no-install-recommends prometheus)',
+  });
 }
 
 /** Runs promtool with `input` on stdin; its exit status and everything it printed. */

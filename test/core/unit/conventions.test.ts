@@ -1,22 +1,14 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { expect } from 'chai';
-import { REPO_ROOT } from '../../harness/index.js';
+import { filesUnder, REPO_ROOT } from '../../harness/index.js';
 
 /** Source text without comments (which may well mention `now()` to forbid it). */
 function code(file: string): string {
   return readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
 }
 
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) return name === 'dist' || name === 'node_modules' ? [] : sourceFiles(path);
-    return path.endsWith('.ts') ? [path] : [];
-  });
-}
-
-const packageSources = sourceFiles(join(REPO_ROOT, 'packages'));
+const packageSources = filesUnder(join(REPO_ROOT, 'packages'), (path) => path.endsWith('.ts'), (name) => name === 'dist' || name === 'node_modules');
 const outsideStorage = packageSources.filter((file) => !relative(REPO_ROOT, file).startsWith('packages/core/src/storage/'));
 
 /** One module knows the dialect (docs/architecture.md#one-place-per-rule); time comes from the clock (docs/architecture.md#time). */
@@ -45,11 +37,11 @@ describe('storage conventions', () => {
 /** The repository explains itself (docs/architecture.md#documentation): what it cites is in it. */
 describe('citations stay inside the repository', () => {
   const scanned = (dir: string): string[] =>
-    readdirSync(dir).flatMap((name) => {
-      const path = join(dir, name);
-      if (statSync(path).isDirectory()) return name === 'dist' || name === 'node_modules' || name.startsWith('.') ? [] : scanned(path);
-      return /\.(ts|md|mjs|cjs|js|sh)$/.test(name) || !name.includes('.') ? [path] : [];
-    });
+    filesUnder(
+      dir,
+      (_path, name) => /\.(ts|md|mjs|cjs|js|sh)$/.test(name) || !name.includes('.'),
+      (name) => name === 'dist' || name === 'node_modules' || name.startsWith('.'),
+    );
   const files = [...['README.md', 'eslint.config.js', 'stryker.config.mjs', 'Dockerfile', 'compose.yaml', '.ci/run'].map((file) => join(REPO_ROOT, file)), ...['packages', 'examples', 'test', 'docs', 'scripts', 'deploy'].flatMap((dir) => scanned(join(REPO_ROOT, dir)))];
   // Assembled from parts, so this file does not cite what it forbids.
   const outside = new RegExp([['STYLE', ' [A-Z][0-9]'], ['DESIGN', ' §'], ['DESIGN', '\\.md'], ['STYLE', '\\.md'], ['\\.\\.', '/shared'], ['(?<![\\w/.-])shared', '/(spec|vectors|reference)\\b']].map((parts) => parts.join('')).join('|'));

@@ -1,8 +1,8 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { expect } from 'chai';
 import ts from 'typescript';
-import { REPO_ROOT } from '../../harness/index.js';
+import { filesUnder, REPO_ROOT } from '../../harness/index.js';
 
 /**
  * Import cycles in every `packages/<name>/src` (docs/architecture.md#import-cycles): a module graph with
@@ -27,13 +27,7 @@ function importsOf(file: string, known: Set<string>): string[] {
   return targets;
 }
 
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((entry) => {
-    const path = join(dir, entry);
-    if (statSync(path).isDirectory()) return sourceFiles(path);
-    return path.endsWith('.ts') && !path.endsWith('.d.ts') ? [path] : [];
-  });
-}
+const sourceFiles = (dir: string) => filesUnder(dir, (path) => path.endsWith('.ts') && !path.endsWith('.d.ts'));
 
 /** The strongly connected components with more than one file (or a file importing itself): Tarjan's algorithm. */
 function importCycles(files: string[]): string[][] {
