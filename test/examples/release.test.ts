@@ -1,10 +1,9 @@
-import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { freshPostgresUrl, REPO_ROOT, SECRETS_ENV, TEST_PUBLIC_API_URL, TEST_SECRETS } from '../harness/index.js';
+import { freshPostgresUrl, REPO_ROOT, SECRETS_ENV, TEST_PUBLIC_API_URL, TEST_SECRETS, childEnv, runCapture } from '../harness/index.js';
 // @ts-expect-error a plain-JavaScript script of the repository, without declarations
 import { contentProblems, manifestProblems } from '../../scripts/release/checks.mjs';
 
@@ -26,14 +25,8 @@ const rootManifest = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'u
 const WORKSPACES = ['@wallet/backend-core', '@wallet/cli', '@wallet/erasure', '@wallet/grin-relay', '@wallet/premium', '@wallet/relay-admission', '@wallet/server', '@wallet/tips'];
 
 /** Without the npm_* variables of a surrounding `npm test`: the child npm must see its own project. */
-function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const keep = new Set(['npm_config_registry', 'npm_config_cache', 'npm_config_userconfig', 'npm_config_nodedir']);
-  return { ...Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.toLowerCase().startsWith('npm_') || keep.has(key.toLowerCase()))), NODE_OPTIONS: '', ...extra };
-}
-
 function run(command: string, args: string[], cwd: string, extra: Record<string, string> = {}, timeout = 170_000): { status: number | null; output: string } {
-  const result = spawnSync(command, args, { cwd, env: childEnv(extra), encoding: 'utf8', timeout });
-  return { status: result.status, output: `${result.stdout ?? ''}${result.stderr ?? ''}${result.error ? String(result.error) : ''}` };
+  return runCapture(command, args, { cwd, env: childEnv({ keep: ['npm_config_nodedir'], set: { NODE_OPTIONS: '', ...extra } }), timeout });
 }
 
 /** `npm run release -- --out <out>`, run by plain Node from the checkout. */

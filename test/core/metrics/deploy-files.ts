@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { seriesNamesIn } from './exposition.js';
 
 export const DASHBOARD_PATH = fileURLToPath(new URL('../../../deploy/grafana-dashboard.json', import.meta.url));
 export const RULES_PATH = fileURLToPath(new URL('../../../deploy/prometheus-rules.yml', import.meta.url));
@@ -39,5 +38,3 @@ export function ruleAlerts(): string[] {
   return [...readFileSync(RULES_PATH, 'utf8').matchAll(/^\s*- alert:\s*(\S+)$/gm)].map((match) => match[1]!);
 }
 
-/** Kept for test/core/metrics/state.test.ts, which imports it by this name. */
-export const namesIn = seriesNamesIn;

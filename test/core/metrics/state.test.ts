@@ -165,7 +165,8 @@ eachDialect('metrics: the whole exposition, every plugin on', (dialect) => {
     const exposed = selectableNames(text);
     // `up` and `ALERTS` are Prometheus' own.
     exposed.add('up');
-    const { dashboardExprs, ruleExprs, namesIn } = await import('./deploy-files.js');
+    const { dashboardExprs, ruleExprs } = await import('./deploy-files.js');
+    const { seriesNamesIn: namesIn } = await import('./exposition.js');
     const missing = [...dashboardExprs(), ...ruleExprs()].flatMap((expr) => [...namesIn(expr)].filter((name) => !exposed.has(name)).map((name) => `${name} (in ${expr})`));
     expect(missing).to.deep.equal([]);
   });
