@@ -3,8 +3,8 @@
  * @module
  */
 export { createWalletBackend, type WalletBackend, type WalletBackendConfig, type StartOptions, type StartResult, type MetricsExposition } from './backend.js';
-export { describePlugin, type PluginSurface, type WalletPlugin, type PluginContext, type PluginMigration, type PublicSettings, type PublicSettingsInput, type ChainAccess, type UtxoChainReader, type UtxoReceipt, type UtxoSpend, type GrinChainReader, type CryptonoteChainReader, type PaymentProcessor } from './plugin/index.js';
-export { validateSettings, envNameOf, settingsSchema, SECRET_SETTINGS, withoutSecrets, type SecretSetting, type Settings, type SettingsInput, type SettingsVerdict } from './config/index.js';
+export { describePlugin, type PluginSurface, type WalletPlugin, type PluginDeclaration, type PluginContext, type PluginMigration, type PublicSettings, type PublicSettingsInput, type ChainAccess, type UtxoChainReader, type UtxoReceipt, type UtxoSpend, type GrinChainReader, type CryptonoteChainReader, type PaymentProcessor } from './plugin/index.js';
+export { validateSettings, envNameOf, settingsSchema, SECRET_SETTINGS, withoutSecrets, readSecretFiles, type SecretFiles, type SecretSetting, type Settings, type SettingsInput, type SettingsVerdict } from './config/index.js';
 export { BootError, WalletError, defineErrors, coreErrors, UpstreamFailure, type ErrorSpec, type ErrorCatalogue, type ErrorDetail } from './errors/index.js';
 export {
   defineRoute,
@@ -27,6 +27,7 @@ export { systemClock, type Clock } from './clock/index.js';
 export { createJsonLogger, silentLogger, type Logger, type LogLevel, type LogFields } from './logger/index.js';
 export {
   connect,
+  type ConnectOptions,
   createDatabase,
   consumeOne,
   transitionOne,

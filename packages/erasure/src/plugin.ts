@@ -21,6 +21,14 @@ export function erasurePlugin(options: ErasureOptions = {}): WalletPlugin {
     errors: [erasureErrors],
     version: '0.3.0',
     migrations: erasureMigrations,
+    routes: [
+      'POST /api/v1/account/erasure/challenge',
+      'POST /api/v1/account/erasure',
+      'POST /api/v1/account/erasure/{erasure_id}/confirm',
+      'DELETE /api/v1/account/erasure/{erasure_id}',
+      'POST /api/v1/account/export',
+      'GET /api/v1/admin/erasure/stuck',
+    ],
     validateConfig: (settings) => erasureOptionProblems(options, settings),
     setup(ctx) {
       const service = new ErasureService({

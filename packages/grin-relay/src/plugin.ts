@@ -22,6 +22,14 @@ export function grinRelayPlugin(options: GrinRelayOptions = {}): WalletPlugin {
     errors: [grinRelayErrors],
     version: '0.3.0',
     migrations: relayMigrations,
+    routes: [
+      'POST /api/v1/wallet/grin/relay/create',
+      'GET /api/v1/wallet/grin/relay/pending',
+      'POST /api/v1/wallet/grin/relay/get',
+      'POST /api/v1/wallet/grin/relay/respond',
+      'POST /api/v1/wallet/grin/relay/finalize',
+      'POST /api/v1/wallet/grin/relay/cancel',
+    ],
     validateConfig: () => relayOptionProblems(options),
     setup(ctx) {
       const service = new RelayService(ctx.db, ctx.clock, ctx.users, expiryHours * 3_600_000);

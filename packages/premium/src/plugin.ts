@@ -22,6 +22,11 @@ export function premiumPlugin(options: PremiumOptions = {}): WalletPlugin {
     errors: [premiumErrors],
     version: '0.3.0',
     migrations: premiumMigrations,
+    routes: [
+      'POST /api/v1/premium/invoice',
+      'POST /api/v1/premium/activate',
+      'GET /api/v1/premium/status',
+    ],
     validateConfig: (settings) => premiumOptionProblems(options, settings),
     setup(ctx) {
       const terms = enabled && ctx.processor !== null ? premiumTerms(options) : null;

@@ -32,6 +32,18 @@ export function tipsPlugin(options: TipsOptions = {}): WalletPlugin {
     errors: [tipErrors],
     version: '0.3.0',
     migrations: tipsMigrations,
+    routes: [
+      'POST /api/v1/tips/social',
+      'GET /api/v1/tips/social/sent',
+      'GET /api/v1/tips/social/inbox',
+      'GET /api/v1/tips/social/claimable',
+      'POST /api/v1/tips/social/{tip_id}/attach-funding',
+      'POST /api/v1/tips/social/{tip_id}/cancel',
+      'POST /api/v1/tips/social/{tip_id}/claim',
+      'POST /api/v1/tips/social/{tip_id}/clawback',
+      'POST /api/v1/tips/social/{tip_id}/confirm-sweep',
+      'GET /api/v1/tips/social/{tip_id}/public',
+    ],
     validateConfig: (settings) => tipsOptionProblems(options, settings),
     setup(ctx) {
       const assets = (): TipAsset[] => TIP_ASSETS.filter((asset) => (ctx.chains.enabled as readonly string[]).includes(asset));

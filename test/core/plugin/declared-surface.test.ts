@@ -1,12 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { BootError, createWalletBackend, defineErrors, describePlugin, type WalletPlugin } from '@wallet/backend-core';
+import { BootError, createWalletBackend, defineErrors, defineRoute, describePlugin, type WalletPlugin } from '@wallet/backend-core';
 import { erasureErrors, erasurePlugin } from '@wallet/erasure';
 import { grinRelayErrors, grinRelayPlugin } from '@wallet/grin-relay';
 import { premiumErrors, premiumPlugin } from '@wallet/premium';
 import { tipErrors, tipsPlugin } from '@wallet/tips';
+import { coreFeatures } from '../../../packages/core/src/composition/index.js';
 import { checkPluginSet } from '../../../packages/core/src/plugin/index.js';
+import { FAKE_API_KEY, FAKE_STORE_ID } from '../../fakes/greenfield.js';
 import { freshSqliteUrl, REPO_ROOT, TEST_PUBLIC_API_URL, TEST_SECRETS } from '../../harness/index.js';
 
 /**
@@ -31,7 +33,7 @@ describe('plugins: the declared surface', () => {
         setUp = true;
       },
     });
-    expect(surface).to.deep.equal({ name: 'notes', version: '1.2.3', dependencies: ['tips'], migrations: ['notes/001_notes'], errors: [{ code: 'note_not_found', status: 404 }] });
+    expect(surface).to.deep.equal({ name: 'notes', version: '1.2.3', dependencies: ['tips'], migrations: ['notes/001_notes'], errors: [{ code: 'note_not_found', status: 404 }], routes: null });
     expect(setUp).to.equal(false);
   });
 
@@ -94,5 +96,106 @@ describe('plugins: the declared surface', () => {
     expect(refused).to.be.instanceOf(BootError);
     expect((refused as BootError).problems).to.deep.equal(['error code "not_found" is declared by plugin "core" and by plugin "clash"']);
     expect(setUp).to.equal(false);
+  });
+});
+
+describe('plugins: declared routes', () => {
+  const NOWHERE = 'http://127.0.0.1:9';
+
+  it('describePlugin lists the routes a plugin declares', () => {
+    expect(describePlugin(plugin('notes', { routes: ['GET /api/v1/notes', 'POST /api/v1/notes'] })).routes).to.deep.equal(['GET /api/v1/notes', 'POST /api/v1/notes']);
+  });
+
+  it('every core feature and shipped plugin declares exactly the routes it adds, with every feature on', async () => {
+    const shipped = [
+      grinRelayPlugin({}),
+      tipsPlugin({ enabled: true, targeted: true, shareBase: 'https://wallet.example.test/tip/' }),
+      premiumPlugin({ enabled: true, plans: 'month:30:0.0001', relayUrl: 'wss://relay.example.test', writePolicy: 'premium-post' }),
+      erasurePlugin({}),
+    ];
+    const backend = await createWalletBackend({
+      publicApiUrl: TEST_PUBLIC_API_URL,
+      databaseUrl: await freshSqliteUrl(),
+      nodeEnv: 'test',
+      ...TEST_SECRETS,
+      plugins: shipped,
+      registrationRequireInvite: true,
+      registrationRequirePow: true,
+      registrationRequirePayment: true,
+      registrationPrice: '0.0001',
+      btcpayUrl: NOWHERE,
+      btcpayStoreId: FAKE_STORE_ID,
+      btcpayApiKey: FAKE_API_KEY,
+      btcEsploraUrl: NOWHERE,
+      ltcElectrumUrl: 'tcp://127.0.0.1:9',
+      xmrLwsUrl: NOWHERE,
+      xmrDaemonUrl: NOWHERE,
+      grinNodeUrl: NOWHERE,
+      priceFeed: 'coingecko',
+      priceFeedUrl: NOWHERE,
+    });
+    try {
+      // What the router serves, read from the router itself (HEAD is Koa's echo of GET).
+      const served = backend.router.stack.flatMap((layer) => layer.methods.filter((method) => method !== 'HEAD').map((method) => `${method} ${String(layer.path).replace(/:([A-Za-z0-9_]+)/g, '{$1}')}`));
+      const declarations = [...coreFeatures(), ...shipped];
+      for (const declaration of declarations) expect(declaration.routes, `${declaration.name} declares its routes`).to.be.an('array');
+      const declared = declarations.flatMap((declaration) => [...(declaration.routes ?? [])]);
+      expect(new Set(declared).size, 'no route is declared twice').to.equal(declared.length);
+      expect([...declared].sort()).to.deep.equal([...served].sort());
+    } finally {
+      await backend.close();
+    }
+  });
+
+  it('refuses, before any setup runs, a route two plugins declare (whatever they name its parameters) and a claim of another shape', () => {
+    expect(
+      checkPluginSet(
+        [
+          plugin('a', { routes: ['GET /api/v1/notes/{id}', 'POST /api/v1/notes'] }),
+          plugin('b', { routes: ['GET /api/v1/notes/{note_id}', 'get /api/v1/x', 'GET api/v1/x', 'GET /api/v1/x?y', 'HEAD /api/v1/x'] }),
+          plugin('c', { routes: 'GET /api/v1/c' as never }),
+        ],
+        {},
+      ),
+    ).to.deep.equal([
+      'route GET /api/v1/notes/{note_id} is declared by plugin "a" and by plugin "b"',
+      'plugin "b": route "get /api/v1/x" is not "METHOD /path" (GET, POST, PUT, PATCH, DELETE or OPTIONS, then the full path)',
+      'plugin "b": route "GET api/v1/x" is not "METHOD /path" (GET, POST, PUT, PATCH, DELETE or OPTIONS, then the full path)',
+      'plugin "b": route "GET /api/v1/x?y" is not "METHOD /path" (GET, POST, PUT, PATCH, DELETE or OPTIONS, then the full path)',
+      'plugin "b": route "HEAD /api/v1/x" is not "METHOD /path" (GET, POST, PUT, PATCH, DELETE or OPTIONS, then the full path)',
+      'plugin "c": routes must be an array of "METHOD /path" strings',
+    ]);
+  });
+
+  it("a plugin declaring one of core's routes is refused before its setup runs; one whose setup adds a route it did not declare is refused", async () => {
+    let setUp = false;
+    const claimsCore = plugin('claims-core', {
+      routes: ['GET /api/v1/health'],
+      setup() {
+        setUp = true;
+      },
+    });
+    const undeclared = plugin('undeclared', {
+      routes: ['GET /api/v1/declared'],
+      setup(ctx) {
+        ctx.routes.add(defineRoute({ method: 'GET', path: '/declared', summary: 'Declared', auth: 'none', handler: () => ({}) }));
+        ctx.routes.add(defineRoute({ method: 'POST', path: '/sneaked/{id}', summary: 'Not declared', auth: 'none', handler: () => ({}) }));
+      },
+    });
+    const boot = async (plugins: WalletPlugin[]) =>
+      createWalletBackend({ publicApiUrl: TEST_PUBLIC_API_URL, databaseUrl: await freshSqliteUrl(), nodeEnv: 'test', ...TEST_SECRETS, plugins }).then(
+        async (backend) => {
+          await backend.close();
+          return null;
+        },
+        (err: unknown) => err,
+      );
+    const first = await boot([claimsCore]);
+    expect(first).to.be.instanceOf(BootError);
+    expect((first as BootError).problems).to.deep.equal(['route GET /api/v1/health is declared by plugin "core" and by plugin "claims-core"']);
+    expect(setUp).to.equal(false);
+    const second = await boot([undeclared]);
+    expect(second).to.be.instanceOf(BootError);
+    expect((second as BootError).problems).to.deep.equal(["route POST /api/v1/sneaked/{id} is added by undeclared's setup but not among its declared routes"]);
   });
 });

@@ -73,14 +73,18 @@ describe('secret settings are named once', () => {
 eachDialect('plugins never see a secret', (dialect) => {
   let captured: PluginContext | undefined;
   let checked: Readonly<PublicSettingsInput> | undefined;
+  let setupArguments: unknown[] = [];
   const probe: WalletPlugin = {
     name: 'probe',
     validateConfig(settings) {
       checked = settings;
       return [];
     },
-    setup(ctx) {
+    // A plain function, so `arguments` shows whatever else the backend passes.
+    setup: function (ctx: PluginContext) {
       captured = ctx;
+      // eslint-disable-next-line prefer-rest-params
+      setupArguments = [...arguments];
     },
   };
   const t = useTestBackend(dialect, () => ({
@@ -109,6 +113,11 @@ eachDialect('plugins never see a secret', (dialect) => {
   it('the walk finds a secret where one is held: core’s own session service (the host’s, not a plugin’s)', () => {
     expect(secretsHeldBy(t.backend.sessions, 'backend.sessions').join('\n')).to.include('jwtSecret');
     expect(secretsHeldBy({ deep: [new Map([['k', { key: Buffer.from(`x${SECRETS.btcpayApiKey}y`) }]])] }, 'planted')).to.deep.equal(['planted.deep.0<entry>.key: btcpayApiKey (bytes)']);
+  });
+
+  it("a plugin's setup gets the plugin context and nothing else: core's extensions go only to core's own features", () => {
+    expect(setupArguments).to.have.length(1);
+    expect(setupArguments[0]).to.equal(captured);
   });
 
   it('the settings a plugin reads carry the database URL without its password', () => {

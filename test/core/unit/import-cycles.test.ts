@@ -83,3 +83,26 @@ describe('import cycles in packages/*/src (type-only imports included)', () => {
     expect(cycles).to.deep.equal([]);
   });
 });
+
+describe("core's layers: what may import the contract and the core extensions", () => {
+  const coreSrc = join(REPO_ROOT, 'packages', 'core', 'src');
+  const files = sourceFiles(coreSrc);
+  const known = new Set(files);
+  const upper = (file: string) => /^(plugin|extensions|composition)\//.test(relative(coreSrc, file));
+  /** The composition root, the core features (`<feature>/plugin.ts`), the public face and the upper layers themselves. */
+  const mayReachUp = (path: string) => path === 'backend.ts' || path === 'index.ts' || /^[a-z-]+\/plugin\.ts$/.test(path) || /^(plugin|extensions|composition)\//.test(path);
+
+  it('no service, kit or foundation imports plugin/, extensions/ or composition/', () => {
+    const offenders = files
+      .filter((file) => !mayReachUp(relative(coreSrc, file)))
+      .flatMap((file) => importsOf(file, known).filter(upper).map((target) => `${relative(coreSrc, file)} imports ${relative(coreSrc, target)}`));
+    expect(offenders).to.deep.equal([]);
+  });
+
+  it('only the composition root imports composition/, and only its list of core features imports a feature’s plugin.ts', () => {
+    const intoComposition = files.filter((file) => !/^(composition\/|backend\.ts$)/.test(relative(coreSrc, file))).filter((file) => importsOf(file, known).some((target) => relative(coreSrc, target).startsWith('composition/')));
+    expect(intoComposition.map((file) => relative(coreSrc, file))).to.deep.equal([]);
+    const intoPlugins = files.filter((file) => relative(coreSrc, file) !== 'composition/core-features.ts').filter((file) => importsOf(file, known).some((target) => /^[a-z-]+\/plugin\.ts$/.test(relative(coreSrc, target))));
+    expect(intoPlugins.map((file) => relative(coreSrc, file))).to.deep.equal([]);
+  });
+});

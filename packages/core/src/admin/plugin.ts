@@ -1,17 +1,28 @@
 import { adminErrors } from './errors.js';
 import { setupErrors } from './setup.js';
-import type { WalletPlugin } from '../plugin/index.js';
-import type { OperatorSettings } from './overlay.js';
+import type { CoreFeature } from '../extensions/index.js';
 import { adminRoutes } from './routes.js';
-import type { AdminService } from './service.js';
 
-/** Operator administration as a core plugin; the stores are built by the backend, which also needs them at boot. */
-export function adminPlugin(options: { service: () => AdminService; overlay: () => OperatorSettings }): WalletPlugin {
+/** Operator administration as a core feature; its stores are built by the composition root, which shares them with the operator shell. */
+export function adminPlugin(): CoreFeature {
   return {
     name: 'core-admin',
     errors: [adminErrors, setupErrors],
-    setup(ctx) {
-      for (const route of adminRoutes(options.service(), options.overlay())) ctx.routes.add(route);
+    routes: [
+      'GET /api/v1/admin/login-challenge',
+      'POST /api/v1/admin/login',
+      'POST /api/v1/admin/logout',
+      'GET /api/v1/admin/me',
+      'GET /api/v1/admin/keys',
+      'POST /api/v1/admin/keys',
+      'POST /api/v1/admin/keys/{key_id}/revoke',
+      'GET /api/v1/admin/config/{section}',
+      'PUT /api/v1/admin/config/{section}',
+      'GET /api/v1/admin/audit',
+      'GET /api/v1/landing',
+    ],
+    setup(ctx, core) {
+      for (const route of adminRoutes(core.admin, core.operatorSettings)) ctx.routes.add(route);
     },
   };
 }

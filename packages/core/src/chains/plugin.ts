@@ -1,32 +1,50 @@
 import { chainErrors } from './errors.js';
-import type { Settings } from '../config/index.js';
-import { instrumentUpstream, type MetricsRecorder } from '../metrics/index.js';
-import type { WalletPlugin } from '../plugin/index.js';
-import type { ChainRegistry } from './heights.js';
+import type { CoreFeature } from '../extensions/index.js';
+import { instrumentUpstream } from '../metrics/index.js';
 import { GrinChainService, GrinNodeClient, GrinReader, GrinScanPool, grinRoutes } from './grin/index.js';
 import { CryptonoteDaemonClient, CryptonoteReader, LwsChainService, LwsClient, lwsRoutes, type LwsAsset, type LwsChain } from './lws/index.js';
 import { fetchCoinGeckoPrices, PriceCache, priceRoutes } from './prices/index.js';
 import { ElectrumClient, EsploraClient, UtxoChainService, UtxoReader, utxoRoutes, type UtxoAsset, type UtxoBackend } from './utxo/index.js';
 
 /**
- * Chain access as a core plugin: each configured chain registers its adapter, its height source
+ * Chain access as a core feature: each configured chain registers its adapter, its height source
  * and its routes; an unconfigured chain's routes answer 400 `chain_disabled` without any upstream
- * call. (Secrets such as the Grin API secret come through the factory, not the plugin context.)
+ * call. The provider side of the chain registry, upstream metrics and the upstreams' credentials
+ * are core extensions; plugins see the chains only through `ctx.chains`.
  */
-export function chainsPlugin(options: { settings: () => Settings; metrics: () => MetricsRecorder | null; registry: () => ChainRegistry }): WalletPlugin {
+export function chainsPlugin(): CoreFeature {
   return {
     name: 'core-chains',
     errors: [chainErrors],
-    setup(ctx) {
-      const settings = options.settings();
-      const metrics = options.metrics();
-      // Core's own registry: plugins see it only through the ChainAccess view of the contract.
-      const registry = options.registry();
+    routes: [
+      'GET /api/v1/wallet/grin/height',
+      'POST /api/v1/wallet/grin/scan',
+      'POST /api/v1/wallet/grin/broadcast',
+      'POST /api/v1/wallet/utxo/balance',
+      'POST /api/v1/wallet/utxo/history',
+      'POST /api/v1/wallet/utxo/utxos',
+      'POST /api/v1/wallet/utxo/fee',
+      'POST /api/v1/wallet/utxo/tip',
+      'POST /api/v1/wallet/utxo/broadcast',
+      'POST /api/v1/wallet/lws/register',
+      'POST /api/v1/wallet/lws/balance',
+      'POST /api/v1/wallet/lws/history',
+      'POST /api/v1/wallet/lws/unspent_outs',
+      'POST /api/v1/wallet/lws/random_outs',
+      'POST /api/v1/wallet/lws/submit_tx',
+      'POST /api/v1/wallet/lws/height',
+      'POST /api/v1/wallet/lws/confirmations',
+      'GET /api/v1/prices',
+    ],
+    setup(ctx, core) {
+      const { settings } = ctx;
+      const metrics = core.upstreamMetrics;
+      const registry = core.chainRegistry;
       // Every upstream client is timed and counted per chain when metrics are on.
       const timed = <T extends object>(client: T, chain: string, upstream: string): T => instrumentUpstream(client, { chain, upstream }, metrics);
       let grin: GrinChainService | null = null;
       if (settings.grinNodeUrl !== undefined) {
-        const node = timed(new GrinNodeClient({ url: settings.grinNodeUrl, apiSecret: settings.grinNodeApiSecret, timeoutMs: settings.upstreamTimeoutMs }), 'grin', 'grin-node');
+        const node = timed(new GrinNodeClient({ url: settings.grinNodeUrl, apiSecret: core.keys.grinNodeApiSecret, timeoutMs: settings.upstreamTimeoutMs }), 'grin', 'grin-node');
         // The rewinds run on worker threads so a scan never stalls other requests.
         const scanPool = new GrinScanPool();
         ctx.onClose(() => scanPool.close());
@@ -74,7 +92,7 @@ export function chainsPlugin(options: { settings: () => Settings; metrics: () =>
         const feed = timed(
           {
             prices: () =>
-              fetchCoinGeckoPrices({ url: settings.priceFeedUrl, apiKey: settings.priceFeedApiKey, currencies: settings.priceCurrencies, timeoutMs: settings.upstreamTimeoutMs }),
+              fetchCoinGeckoPrices({ url: settings.priceFeedUrl, apiKey: core.keys.priceFeedApiKey, currencies: settings.priceCurrencies, timeoutMs: settings.upstreamTimeoutMs }),
           },
           'none',
           'price-feed',

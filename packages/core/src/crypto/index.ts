@@ -1,4 +1,5 @@
 export { createPeppers, type Peppers } from './pepper.js';
+export { deriveKey } from './derive.js';
 export { randomHex, newId } from './random.js';
 export {
   verifyMessageSignature,

@@ -1,7 +1,7 @@
 import type { Clock } from '../clock/index.js';
 import type { Peppers } from '../crypto/index.js';
 import type { RegistrationAttempt, RegistrationGate, RegistrationIdentity } from '../identity/index.js';
-import type { PaymentProcessor } from '../plugin/index.js';
+import type { PaymentProcessor } from '../processor/index.js';
 import type { Database, Knex } from '../storage/index.js';
 import { gateErrors } from './errors.js';
 

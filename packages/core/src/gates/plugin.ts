@@ -1,32 +1,31 @@
 import { gateErrors } from './errors.js';
-import { hmac } from '@noble/hashes/hmac.js';
-import { sha256 } from '@noble/hashes/sha2.js';
-import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
-import type { Settings } from '../config/index.js';
+import type { CoreFeature } from '../extensions/index.js';
 import { IdentityRepository, SpentProofStore } from '../identity/index.js';
-import type { WalletPlugin } from '../plugin/index.js';
-import type { PaymentProcessor } from '../plugin/index.js';
 import { InviteStore } from './invites.js';
 import { RegistrationPayments } from './payment.js';
 import { ProofOfWork } from './pow.js';
 import { gateRoutes } from './routes.js';
 
 /**
- * The registration gates as a core plugin, registered in the spec's order: proof of work,
- * invite, payment. With none configured (self-hosting) nothing is asked.
+ * The registration gates as a core feature, registered in the spec's order: proof of work,
+ * invite, payment. With none configured (self-hosting) nothing is asked. ALTCHA's key is the one
+ * core extension it needs.
  */
-export function gatesPlugin(options: { settings: () => Settings; processor: () => PaymentProcessor | null }): WalletPlugin {
+export function gatesPlugin(): CoreFeature {
   return {
     name: 'core-gates',
     errors: [gateErrors],
-    setup(ctx) {
-      const settings = options.settings();
-      // A key of its own for ALTCHA, derived so that no configured secret is ever used twice.
-      const hmacKey = bytesToHex(hmac(sha256, utf8ToBytes(settings.pepperSecret), utf8ToBytes('wallet-backend/altcha')));
+    routes: [
+      'POST /api/v1/auth/pow-challenge',
+      'POST /api/v1/auth/payment-invoice',
+    ],
+    setup(ctx, core) {
+      const { settings } = ctx;
+      const hmacKey = core.keys.altcha;
       const spentProofs = new SpentProofStore(ctx.db, ctx.clock);
       const pow = new ProofOfWork({ hmacKey, difficulty: settings.powDifficulty, ttlSec: settings.powChallengeTtlSec, clock: ctx.clock, spentProofs });
       const invites = new InviteStore(ctx.db, ctx.clock);
-      const processor = options.processor();
+      const processor = ctx.processor;
       const payments =
         settings.registrationRequirePayment && processor !== null && settings.registrationPrice !== undefined
           ? new RegistrationPayments(ctx.db, processor, ctx.crypto, ctx.clock, {

@@ -1,38 +1,40 @@
 import { identityErrors } from './errors.js';
 import { KeyRepository } from '../directory/index.js';
-import type { WalletPlugin } from '../plugin/index.js';
-import type { Executor } from '../storage/index.js';
+import type { CoreFeature } from '../extensions/index.js';
 import { ExtensionLoginService } from './extension-service.js';
-import type { RegistrationGates } from './gates.js';
 import { IdentityRepository } from './identity-repo.js';
 import { LoginEventLog } from './login-events.js';
 import { NostrIdentityService } from './nostr-service.js';
-import { RestoreCheckService, type RestoreGovernor } from './restore-service.js';
+import { RestoreCheckService } from './restore-service.js';
 import { identityRoutes } from './routes.js';
 import { SpentProofStore } from './spent-proofs.js';
 import { WebsiteLoginService } from './website-service.js';
 
 /**
- * Identity as a core plugin: extension (BTC key), Nostr and website login, the restore check,
- * and the retention sweeps of what they record. `gates` is core's one registration hook point.
+ * Identity as a core feature: extension (BTC key), Nostr and website login, the restore check,
+ * and the retention sweeps of what they record. It runs the registration gates every plugin
+ * added, tells the NIP-05 cache when a key is linked, and reads the restore governors and the
+ * login-event retention from the operator settings overlay (all core extensions).
  */
-export interface IdentityPluginOptions {
-  gates: RegistrationGates;
-  /** The restore governors now (the operator settings overlay over the configured defaults). */
-  restoreGovernor: () => Promise<RestoreGovernor>;
-  /** Told when an account's Nostr key is linked through `executor` (the NIP-05 cache forgets). */
-  nostrKeyLinked: (executor: Executor) => void;
-  /** How long login events are kept now, in days (same source). */
-  loginEventRetentionDays: () => Promise<number>;
-}
-
-export function identityPlugin(options: IdentityPluginOptions): WalletPlugin {
+export function identityPlugin(): CoreFeature {
   return {
     name: 'core-identity',
     errors: [identityErrors],
-    setup(ctx) {
+    routes: [
+      'POST /api/v1/auth/extension',
+      'POST /api/v1/auth/check-restore',
+      'POST /api/v1/auth/nostr',
+      'GET /api/v1/auth/nostr/link-challenge',
+      'POST /api/v1/auth/nostr/link',
+      'GET /api/v1/auth/nostr/register-challenge',
+      'POST /api/v1/auth/nostr/register',
+      'POST /api/v1/auth/website/challenge',
+      'POST /api/v1/auth/website/verify',
+    ],
+    setup(ctx, core) {
       const { db, clock, settings } = ctx;
-      const identities = new IdentityRepository(db, clock, options.nostrKeyLinked);
+      const gates = core.registrationGates;
+      const identities = new IdentityRepository(db, clock, (executor) => core.nip05Cache.forget(executor));
       const keys = new KeyRepository(db, clock);
       const spentProofs = new SpentProofStore(db, clock);
       const loginEvents = new LoginEventLog(db, ctx.crypto, clock);
@@ -46,18 +48,21 @@ export function identityPlugin(options: IdentityPluginOptions): WalletPlugin {
         service: settings.publicApiUrl,
         network: settings.chainNetwork,
       };
-      const restore = new RestoreCheckService(db, ctx.crypto, clock, options.restoreGovernor);
+      const restore = new RestoreCheckService(db, ctx.crypto, clock, async () => {
+        const governor = await core.operatorSettings.effective('restore');
+        return { ipThreshold: governor.ip_threshold!, failThreshold: governor.fail_threshold!, windowSec: governor.window_sec! };
+      });
       const services = {
-        extension: new ExtensionLoginService({ ...common, db, gates: options.gates, spentProofs }),
+        extension: new ExtensionLoginService({ ...common, db, gates, spentProofs }),
         restore,
-        nostr: new NostrIdentityService({ ...common, db, challenges: ctx.auth.challenges, signedActions: ctx.auth.signedActions, gates: options.gates, spentProofs }),
+        nostr: new NostrIdentityService({ ...common, db, challenges: ctx.auth.challenges, signedActions: ctx.auth.signedActions, gates, spentProofs }),
         website: new WebsiteLoginService({ ...common, db, challenges: ctx.auth.challenges }),
       };
       for (const route of identityRoutes(services)) ctx.routes.add(route);
 
       const every = settings.retentionSweepIntervalSec * 1000;
       ctx.scheduler.every('login-event-retention', every, async () => {
-        const removed = await loginEvents.sweep(await options.loginEventRetentionDays());
+        const removed = await loginEvents.sweep((await core.operatorSettings.effective('retention')).login_event_retention_days!);
         if (removed > 0) ctx.logger.info('login events expired', { removed });
       });
       ctx.scheduler.every('restore-attempt-retention', every, async () => {

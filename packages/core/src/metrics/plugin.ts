@@ -1,5 +1,4 @@
-import type { WalletPlugin } from '../plugin/index.js';
-import type { AuditVerifications } from '../admin/index.js';
+import type { CoreFeature } from '../extensions/index.js';
 import { cancellingTimeout } from './state.js';
 
 /** A chain walk is a page of HMACs per 1,000 entries: cheap enough four times a day, frequent enough for a day-scale alert. */
@@ -11,10 +10,11 @@ export const AUDIT_VERIFY_INTERVAL_MS = 6 * 3_600_000;
  * {@link AUDIT_VERIFY_INTERVAL_MS}, so "last verified" means something on an instance where no
  * erasure ever runs.
  */
-export function coreMetricsPlugin(options: { verifications: AuditVerifications }): WalletPlugin {
+export function coreMetricsPlugin(): CoreFeature {
   return {
     name: 'core-metrics',
-    setup(ctx) {
+    routes: [],
+    setup(ctx, core) {
       ctx.metrics.gauge({
         name: 'wallet_users',
         help: 'Registered users (accounts that exist now).',
@@ -29,7 +29,7 @@ export function coreMetricsPlugin(options: { verifications: AuditVerifications }
         help: 'When this process last verified the operator audit chain (Unix time); 0 before its first verification.',
         memory: true,
         read: () => {
-          const latest = options.verifications.latest();
+          const latest = core.auditVerifications.latest();
           return Promise.resolve([{ value: latest === null ? 0 : latest.at.getTime() / 1000 }]);
         },
       });
@@ -38,7 +38,7 @@ export function coreMetricsPlugin(options: { verifications: AuditVerifications }
         help: "1 when this process's last verification of the operator audit chain passed, 0 when it found a break; absent before the first.",
         memory: true,
         read: () => {
-          const latest = options.verifications.latest();
+          const latest = core.auditVerifications.latest();
           return Promise.resolve(latest === null ? [] : [{ value: latest.ok ? 1 : 0 }]);
         },
       });

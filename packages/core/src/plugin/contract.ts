@@ -11,23 +11,13 @@ import type { AnyRoute } from '../http/index.js';
 import type { RegistrationGate } from '../identity/index.js';
 import type { Logger } from '../logger/index.js';
 import type { StateGauge } from '../metrics/index.js';
-import type { CreateInvoiceInput, ProcessorInvoice } from '../processor/index.js';
+import type { PaymentProcessor } from '../processor/index.js';
 import type { Task, TaskOptions } from '../scheduler/index.js';
 import type { AuditEntry, AuditInput, AuditVerdict } from '../admin/index.js';
 import type { Database, Knex, Migration } from '../storage/index.js';
 
+export type { PaymentProcessor };
 export type { ChainAccess, CryptonoteChainReader, GrinChainReader, HeightSource, UtxoChainReader, UtxoReceipt, UtxoSpend } from '../chains/index.js';
-
-/**
- * The payment processor (core's BTCPay Greenfield client, pull model): its authenticated API is
- * the source of truth and only `Settled` grants anything. Failures throw 503
- * `processor_unavailable`.
- */
-export interface PaymentProcessor {
-  createInvoice(input: CreateInvoiceInput): Promise<ProcessorInvoice>;
-  /** The invoice, or null when the processor does not know it. */
-  getInvoice(invoiceId: string): Promise<ProcessorInvoice | null>;
-}
 
 /** A plugin migration: forward-only, additive; its ledger id is `<plugin name>/<id>`. */
 export type PluginMigration = Migration;
@@ -67,6 +57,12 @@ export interface WalletPlugin {
   /** Ordered, additive migrations, run after core's. */
   migrations?: readonly PluginMigration[];
   /**
+   * The routes `setup` may add, as `METHOD /full/path` (`POST /api/v1/notes`, `GET /.well-known/x`):
+   * known without running `setup`. Declared, `setup` may add only these (a feature switched off may
+   * add fewer), and a route two plugins declare refuses the boot before any setup runs.
+   */
+  routes?: readonly string[];
+  /**
    * Fail-closed configuration rules: return EVERY violation (empty when sound). Receives the
    * core settings as given, without the secrets (`configuredSecrets` says which are set); when
    * core's own validation failed some fields may be missing.
@@ -74,6 +70,9 @@ export interface WalletPlugin {
   validateConfig?(settings: Readonly<PublicSettingsInput>): string[];
   setup(ctx: PluginContext): void | Promise<void>;
 }
+
+/** What a plugin declares as data: everything but `setup`, readable and checked without running anything. */
+export type PluginDeclaration = Omit<WalletPlugin, 'setup'>;
 
 /** Everything a plugin may touch, and nothing more: no Koa app, no global middleware. */
 export interface PluginContext {

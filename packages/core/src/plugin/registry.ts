@@ -1,10 +1,14 @@
 import { withoutSecrets, type Settings } from '../config/index.js';
-import { fullPath, type AnyRoute } from '../http/index.js';
+import { fullPath, routeKey, type AnyRoute } from '../http/index.js';
 import { checkMigrationSets } from '../storage/index.js';
-import type { WalletPlugin } from './contract.js';
+import type { PluginDeclaration, WalletPlugin } from './contract.js';
 
 const PLUGIN_NAME = /^[a-z][a-z0-9-]{0,39}$/;
 const VERSION = /^\d{1,6}\.\d{1,6}\.\d{1,6}(-[0-9A-Za-z.-]{1,40})?(\+[0-9A-Za-z.-]{1,40})?$/;
+const ROUTE_CLAIM = /^(GET|POST|PUT|PATCH|DELETE|OPTIONS) \/[A-Za-z0-9._~{}/-]*$/;
+
+/** `/users/{id}` and `/users/{user_id}` are one route to the router. */
+const sameRoute = (key: string) => key.replace(/\{[^}]+\}/g, '{}');
 
 /** What a plugin declares as data beside `setup`: readable without booting anything. */
 export interface PluginSurface {
@@ -15,27 +19,31 @@ export interface PluginSurface {
   migrations: string[];
   /** Every error code of its declared catalogues, with its HTTP status. */
   errors: Array<{ code: string; status: number }>;
+  /** The routes `setup` may add (`METHOD /full/path`); null when the plugin does not declare them. */
+  routes: string[] | null;
 }
 
 /** A plugin's declared surface, without calling `setup` or touching a database. */
-export function describePlugin(plugin: WalletPlugin): PluginSurface {
+export function describePlugin(plugin: WalletPlugin | PluginDeclaration): PluginSurface {
   return {
     name: plugin.name,
     version: plugin.version ?? null,
     dependencies: [...(plugin.dependencies ?? [])],
     migrations: (plugin.migrations ?? []).map((migration) => `${plugin.name}/${migration.id}`),
     errors: (plugin.errors ?? []).flatMap((catalogue) => Object.entries(catalogue.specs).map(([code, spec]) => ({ code, status: spec.status }))),
+    routes: plugin.routes === undefined ? null : [...plugin.routes],
   };
 }
 
-/** The declared parts every plugin set must agree on: versions' shape, dependencies present and earlier, error codes unique. */
-function declarationProblems(plugins: readonly WalletPlugin[]): string[] {
+/** The declared parts every plugin set must agree on: versions' shape, dependencies present and earlier, error codes and routes unique. */
+function declarationProblems(plugins: readonly PluginDeclaration[]): string[] {
   const problems: string[] = [];
   const position = new Map<string, number>();
   plugins.forEach((plugin, index) => {
     if (!position.has(plugin.name)) position.set(plugin.name, index);
   });
   const codes = new Map<string, string>();
+  const routes = new Map<string, string>();
   plugins.forEach((plugin, index) => {
     if (plugin.version !== undefined && (typeof plugin.version !== 'string' || !VERSION.test(plugin.version))) {
       problems.push(`plugin "${plugin.name}": version "${String(plugin.version)}" is not major.minor.patch`);
@@ -43,12 +51,17 @@ function declarationProblems(plugins: readonly WalletPlugin[]): string[] {
     // Plain JavaScript can declare anything: a wrong shape is a problem to list, not a throw.
     const dependencies: unknown = plugin.dependencies ?? [];
     const errors: unknown = plugin.errors ?? [];
+    const claims: unknown = plugin.routes ?? [];
     if (!Array.isArray(dependencies) || !dependencies.every((name) => typeof name === 'string')) {
       problems.push(`plugin "${plugin.name}": dependencies must be an array of plugin names`);
       return;
     }
     if (!Array.isArray(errors) || !errors.every((catalogue) => typeof catalogue === 'object' && catalogue !== null && typeof (catalogue as { specs?: unknown }).specs === 'object' && (catalogue as { specs?: unknown }).specs !== null)) {
       problems.push(`plugin "${plugin.name}": errors must be an array of catalogues made with defineErrors`);
+      return;
+    }
+    if (!Array.isArray(claims) || !claims.every((claim) => typeof claim === 'string')) {
+      problems.push(`plugin "${plugin.name}": routes must be an array of "METHOD /path" strings`);
       return;
     }
     for (const dependency of plugin.dependencies ?? []) {
@@ -62,12 +75,21 @@ function declarationProblems(plugins: readonly WalletPlugin[]): string[] {
       if (owner === undefined) codes.set(code, plugin.name);
       else if (owner !== plugin.name) problems.push(`error code "${code}" is declared by plugin "${owner}" and by plugin "${plugin.name}"`);
     }
+    for (const claim of plugin.routes ?? []) {
+      if (!ROUTE_CLAIM.test(claim)) {
+        problems.push(`plugin "${plugin.name}": route "${claim}" is not "METHOD /path" (GET, POST, PUT, PATCH, DELETE or OPTIONS, then the full path)`);
+        continue;
+      }
+      const owner = routes.get(sameRoute(claim));
+      if (owner === undefined) routes.set(sameRoute(claim), plugin.name);
+      else problems.push(`route ${claim} is declared by plugin "${owner}" and by plugin "${plugin.name}"`);
+    }
   });
   return problems;
 }
 
 /** Problems visible before any plugin runs: names, migration ids, configuration rules. */
-export function checkPluginSet(plugins: readonly WalletPlugin[], settings: Readonly<Partial<Settings>>): string[] {
+export function checkPluginSet(plugins: readonly PluginDeclaration[], settings: Readonly<Partial<Settings>>): string[] {
   const problems: string[] = [];
   const seen = new Set<string>();
   for (const plugin of plugins) {
@@ -89,9 +111,17 @@ export function checkPluginSet(plugins: readonly WalletPlugin[], settings: Reado
   return problems;
 }
 
-/** Collects declared routes with their owner and finds method + path declared twice. */
+/**
+ * Collects the routes plugins add with their owner and finds method + path added twice, and a
+ * route added by a plugin that declared its routes without it.
+ */
 export class RouteRegistry {
   private readonly entries: Array<{ owner: string; route: AnyRoute }> = [];
+  private readonly claims: Map<string, Set<string>>;
+
+  constructor(declarations: readonly PluginDeclaration[] = []) {
+    this.claims = new Map(declarations.filter((plugin) => Array.isArray(plugin.routes)).map((plugin) => [plugin.name, new Set(plugin.routes!.map(sameRoute))]));
+  }
 
   add(owner: string, route: AnyRoute): void {
     this.entries.push({ owner, route });
@@ -109,8 +139,8 @@ export class RouteRegistry {
       if (route.bodyLimitBytes !== undefined && (!Number.isInteger(route.bodyLimitBytes) || route.bodyLimitBytes < 1_024 || route.bodyLimitBytes > 16 * 1_048_576)) {
         problems.push(`route ${route.method} ${route.path} of ${owner}: bodyLimitBytes must be an integer from 1024 to 16777216`);
       }
-      // `/users/{id}` and `/users/{user_id}` are one route to the router.
-      const key = `${route.method} ${fullPath(route).replace(/\{[^}]+\}/g, '{}')}`;
+      const key = sameRoute(routeKey(route));
+      if (this.claims.get(owner)?.has(key) === false) problems.push(`route ${routeKey(route)} is added by ${owner}'s setup but not among its declared routes`);
       const first = owners.get(key);
       if (first !== undefined) problems.push(`route ${route.method} ${fullPath(route)} is declared by both ${first} and ${owner}`);
       else owners.set(key, owner);

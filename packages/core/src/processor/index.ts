@@ -9,3 +9,4 @@ export {
   type ProcessorCheck,
   type ProcessorFailureReason,
 } from './greenfield.js';
+export type { PaymentProcessor } from './payment-processor.js';

@@ -21,7 +21,21 @@ const SQLITE_PAGE_CACHE_KIB = 2_000;
  * synchronous NORMAL and the bounded page cache. One list, so the bench's bare server opens its
  * connection exactly as core does.
  */
-export const SQLITE_PRAGMAS: readonly string[] = ['journal_mode = WAL', 'busy_timeout = 5000', 'foreign_keys = ON', 'synchronous = NORMAL', `cache_size = -${SQLITE_PAGE_CACHE_KIB}`];
+export const SQLITE_PRAGMAS: readonly string[] = sqlitePragmas(5_000);
+
+/**
+ * The pragmas with another busy timeout. A SQLite read blocks the whole process while it waits
+ * (the driver is synchronous), so a reader that must answer in milliseconds (the relay
+ * admission hook) waits less and treats a busy file as a database that did not answer.
+ */
+function sqlitePragmas(busyTimeoutMs: number): readonly string[] {
+  return ['journal_mode = WAL', `busy_timeout = ${busyTimeoutMs}`, 'foreign_keys = ON', 'synchronous = NORMAL', `cache_size = -${SQLITE_PAGE_CACHE_KIB}`];
+}
+
+export interface ConnectOptions {
+  /** SQLite only: how long a statement waits on a locked file before SQLITE_BUSY (default 5000 ms). */
+  sqliteBusyTimeoutMs?: number;
+}
 
 export interface DatabaseTarget {
   kind: DialectKind;
@@ -37,8 +51,9 @@ export interface DatabaseTarget {
  *    and ONE connection, so writers are serialised in-process
  *    (docs/architecture.md#storage).
  */
-export function parseDatabaseUrl(databaseUrl: string, poolMax = 10, logger: Logger = createJsonLogger()): DatabaseTarget {
+export function parseDatabaseUrl(databaseUrl: string, poolMax = 10, logger: Logger = createJsonLogger(), options: ConnectOptions = {}): DatabaseTarget {
   if (databaseUrl.startsWith('sqlite:')) {
+    const pragmas = options.sqliteBusyTimeoutMs === undefined ? SQLITE_PRAGMAS : sqlitePragmas(options.sqliteBusyTimeoutMs);
     const filename = databaseUrl.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
     if (filename === '') throw new Error('sqlite: URL has no file path');
     const absolute = filename === ':memory:' ? filename : resolve(filename);
@@ -64,7 +79,7 @@ export function parseDatabaseUrl(databaseUrl: string, poolMax = 10, logger: Logg
           max: 1,
           afterCreate(conn: { pragma(sql: string): unknown; prepare(sql: string): unknown }, done: (err: Error | null, conn: unknown) => void) {
             try {
-              for (const pragma of SQLITE_PRAGMAS) conn.pragma(pragma);
+              for (const pragma of pragmas) conn.pragma(pragma);
               done(null, cachePreparedStatements(conn));
             } catch (err) {
               done(err as Error, conn);
@@ -150,8 +165,8 @@ function driverInstalled(driver: string): boolean {
 }
 
 /** A knex instance for DATABASE_URL; knex's own messages go to `logger` (JSON lines on stdout by default). */
-export function connect(databaseUrl: string, poolMax?: number, logger: Logger = createJsonLogger()): Connection {
-  const target = parseDatabaseUrl(databaseUrl, poolMax, logger);
+export function connect(databaseUrl: string, poolMax?: number, logger: Logger = createJsonLogger(), options: ConnectOptions = {}): Connection {
+  const target = parseDatabaseUrl(databaseUrl, poolMax, logger, options);
   // The drivers are optional peer dependencies, so a host may have installed only the other one.
   // Asked before knex is built: knex would log the failed load with its stack, then throw.
   const driver = target.knexConfig.client as string;

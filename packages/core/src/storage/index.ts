@@ -14,7 +14,7 @@ export {
   type DialectKind,
   type UniqueViolation,
 } from './dialect.js';
-export { connect, maskDatabasePassword, parseDatabaseUrl, type Connection, type DatabaseTarget } from './connect.js';
+export { connect, maskDatabasePassword, parseDatabaseUrl, type Connection, type ConnectOptions, type DatabaseTarget } from './connect.js';
 export { consumeOne, transitionOne, transitionOneAndInsert, insertOrNull, type Executor, type Where } from './conditional.js';
 export { createDatabase, type Database } from './database.js';
 export { inTransaction } from './single-row.js';

@@ -4,7 +4,7 @@ import * as v from 'valibot';
 import { ASSETS } from '../chains/index.js';
 import { defineRoute } from '../http/index.js';
 import { OPENAPI_VERSION } from '../http/index.js';
-import type { WalletPlugin } from '../plugin/index.js';
+import type { CoreFeature } from '../extensions/index.js';
 import { coreMigrations } from '../storage/index.js';
 import { checkReadiness, notReadyError, READINESS_TIMEOUT_MS } from './readiness.js';
 
@@ -12,21 +12,25 @@ const heightsResponse = v.object(Object.fromEntries(ASSETS.map((asset) => [asset
 
 /**
  * Core's system surface, registered through the plugin contract like any feature: the core
- * schema, liveness and readiness, capabilities, the OpenAPI document and chain heights.
+ * schema, liveness and readiness, capabilities, the OpenAPI document and chain heights. The
+ * backend's description of itself comes from the core extensions (`core.backend`).
  */
-export function systemPlugin(deps: {
-  openapi: () => Record<string, unknown>;
-  capabilities: () => Record<string, unknown>;
-  /** Every ledger id the backend expects applied (`core/001_core_schema`, then each plugin's). */
-  expectedMigrations: () => readonly string[];
+export function systemPlugin(options: {
   /** Bound of the readiness check; READINESS_TIMEOUT_MS by default. */
   readinessTimeoutMs?: number;
-}): WalletPlugin {
+} = {}): CoreFeature {
   return {
     name: 'core',
     errors: [coreErrors, processorErrors],
     migrations: coreMigrations,
-    setup(ctx) {
+    routes: [
+      'GET /api/v1/health',
+      'GET /api/v1/health/ready',
+      'GET /api/v1/capabilities',
+      'GET /api/v1/openapi.json',
+      'GET /api/v1/wallet/heights',
+    ],
+    setup(ctx, core) {
       ctx.capabilities.contribute(() => ({ api_version: OPENAPI_VERSION, chains: ctx.chains.enabled }));
       ctx.routes.add(
         defineRoute({
@@ -55,7 +59,7 @@ export function systemPlugin(deps: {
           response: v.object({ status: v.literal('ready') }),
           statuses: { 503: 'Not ready (`not_ready`): the database is unreachable or too slow, or a migration is pending' },
           handler: async () => {
-            const verdict = await checkReadiness(ctx.db.knex, deps.expectedMigrations(), deps.readinessTimeoutMs);
+            const verdict = await checkReadiness(ctx.db.knex, core.backend.expectedMigrations(), options.readinessTimeoutMs);
             if (verdict) throw notReadyError(verdict);
             return { status: 'ready' };
           },
@@ -70,7 +74,7 @@ export function systemPlugin(deps: {
           auth: 'none',
           rateLimit: false,
           response: v.record(v.string(), v.unknown()),
-          handler: () => deps.capabilities(),
+          handler: () => core.backend.capabilities(),
         }),
       );
       ctx.routes.add(
@@ -82,7 +86,7 @@ export function systemPlugin(deps: {
           auth: 'none',
           rateLimit: false,
           openapi: 'internal',
-          handler: () => deps.openapi(),
+          handler: () => core.backend.openapi(),
         }),
       );
       ctx.routes.add(

@@ -1,0 +1,1 @@
+export type { CoreExtensions, CoreFeature } from './core-feature.js';
