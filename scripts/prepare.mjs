@@ -2,7 +2,8 @@
 // npm's `prepare` for the repository root: `npm install` / `npm ci` run it after installing.
 //
 // - With the dev dependencies installed (`npm install`, `npm ci`), it builds the workspace:
-//   `tsc -b`, exactly what `prepare` always did.
+//   `tsc -b`, then the relay admission's one-file executable
+//   (packages/relay-admission/dist/wallet-relay-admission.mjs, esbuild): `npm run build`.
 // - Without them (a production install: `npm ci --omit=dev`, or NODE_ENV=production), it
 //   builds nothing. That is only right when the build output is already there (built earlier in
 //   this tree, or copied from a build stage); without it the install fails here, naming the
@@ -42,7 +43,9 @@ function resolves(request) {
 const tsc = resolves('typescript/bin/tsc');
 if (tsc !== undefined && resolves('@types/node/package.json') !== undefined) {
   const result = spawnSync(process.execPath, [tsc, '-b'], { cwd: root, stdio: 'inherit' });
-  process.exit(result.status ?? 1);
+  if (result.status !== 0) process.exit(result.status ?? 1);
+  const bundled = spawnSync(process.execPath, ['packages/relay-admission/scripts/bundle.mjs'], { cwd: root, stdio: 'inherit' });
+  process.exit(bundled.status ?? 1);
 }
 
 const missing = BUILD_OUTPUTS.filter((file) => !existsSync(new URL(`../${file}`, import.meta.url)));

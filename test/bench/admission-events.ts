@@ -2,13 +2,15 @@
  * The relay admission benchmark's workload (test/bench/admission.ts): deterministic keys for a
  * realistic users table and a mix of pre-signed events, each with the decision the premium-post
  * policy owes it. Signing is slow (two scalar multiplications per event), so the set is cached
- * as JSON in os.tmpdir() and reused by the next run of the same size.
+ * as JSON in os.tmpdir() and reused by the next run of the same size; it is done on every core
+ * (admission-sign-worker.mjs).
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { finalizeEvent, getPublicKey, type Event } from 'nostr-tools/pure';
+import { Worker } from 'node:worker_threads';
+import { getPublicKey, type Event } from 'nostr-tools/pure';
 
 export const USERS = 10_000;
 export const PREMIUM_USERS = 2_000;
@@ -55,8 +57,41 @@ function prng(seed: number): () => number {
   };
 }
 
-/** Loads the cached workload of this size, or signs it (minutes for 100 000 events) and caches it. */
-export function loadWorkload(count: number, progress: (message: string) => void): Workload {
+interface Template {
+  /** The secret key, hex. */
+  key: string;
+  kind: number;
+  created_at: number;
+  tags: string[][];
+  content: string;
+}
+
+/** Signs the templates on every core (nostr-tools takes ~4 ms an event), in order. */
+async function signAll(templates: Template[], progress: (message: string) => void, what: string): Promise<Event[]> {
+  const started = Date.now();
+  const parts = Math.max(1, Math.min(availableParallelism(), Math.ceil(templates.length / 500)));
+  const size = Math.ceil(templates.length / parts);
+  progress(`  signing ${templates.length} ${what} on ${parts} worker thread(s) …`);
+  const chunks = await Promise.all(
+    Array.from({ length: parts }, (_, i) => {
+      const worker = new Worker(new URL('./admission-sign-worker.mjs', import.meta.url), { workerData: { items: templates.slice(i * size, (i + 1) * size) } });
+      return new Promise<Event[]>((resolve, reject) => {
+        worker.once('message', (events: Event[]) => {
+          resolve(events);
+          void worker.terminate();
+        });
+        worker.once('error', reject);
+      });
+    }),
+  );
+  progress(`  signed ${templates.length} ${what} in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  return chunks.flat();
+}
+
+const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
+
+/** Loads the cached workload of this size, or signs it (~4 ms an event per core) and caches it. */
+export async function loadWorkload(count: number, progress: (message: string) => void): Promise<Workload> {
   const file = join(tmpdir(), `wallet-bench-admission-v${VERSION}-${count}.json`);
   if (existsSync(file)) {
     try {
@@ -80,7 +115,8 @@ export function loadWorkload(count: number, progress: (message: string) => void)
   };
   const premiumKinds = [0, 1, 1, 1, 3, 6, 7, 7, 1059, 10002, 10050, 30023];
   const createdAt = Math.floor(Date.now() / 1000);
-  const events: BenchEvent[] = [];
+  const templates: Template[] = [];
+  const owed: Array<Pick<BenchEvent, 'accept' | 'kind'>> = [];
   for (let i = 0; i < count; i++) {
     const roll = random();
     const at = createdAt - Math.floor(random() * 86_400);
@@ -130,12 +166,47 @@ export function loadWorkload(count: number, progress: (message: string) => void)
       label = 'outsider-wrap-to-outsider';
       accept = false;
     }
-    const event = finalizeEvent({ kind, created_at: at, tags, content }, key);
-    // A plain object, as a relay hands it over: finalizeEvent marks its result verified (a symbol key).
-    events.push({ event: { id: event.id, pubkey: event.pubkey, created_at: event.created_at, kind: event.kind, tags: event.tags, content: event.content, sig: event.sig }, accept, kind: label });
-    if ((i + 1) % 10_000 === 0) progress(`  signed ${i + 1}/${count} events (${((Date.now() - started) / 1000).toFixed(0)} s)`);
+    templates.push({ key: hex(key), kind, created_at: at, tags, content });
+    owed.push({ accept, kind: label });
   }
+  // Plain objects, as a relay hands them over (finalizeEvent marks its result verified with a symbol key).
+  const signed = await signAll(templates, progress, 'events');
+  const events: BenchEvent[] = signed.map((event, i) => ({ event, ...owed[i]! }));
   const signedMs = Date.now() - started;
   writeFileSync(file, JSON.stringify({ version: VERSION, users, events }));
   return { users, events, file, signedMs };
+}
+
+/**
+ * NIP-17 DMs as they arrive: `count` gift wraps, each signed by a brand-new random key (NIP-59's
+ * one-time key) and addressed to one of the registered `recipients`. Owed an accept. Random, not
+ * reproducible; cached in os.tmpdir() by size (the authors are still unknown to each run's fresh
+ * database and fresh plugin process).
+ */
+export async function loadFreshWraps(count: number, recipients: string[], progress: (message: string) => void): Promise<{ events: Event[]; file: string; signedMs: number | null }> {
+  const file = join(tmpdir(), `wallet-bench-admission-fresh-wraps-v${VERSION}-${count}.json`);
+  const recipientsHash = createHash('sha256').update(recipients.join(',')).digest('hex');
+  if (existsSync(file)) {
+    try {
+      const cached = JSON.parse(readFileSync(file, 'utf8')) as { version: number; recipients: string; events: Event[] };
+      if (cached.version === VERSION && cached.recipients === recipientsHash && cached.events.length === count) return { events: cached.events, file, signedMs: null };
+    } catch {
+      // A partial or foreign file: sign again.
+    }
+  }
+  const started = Date.now();
+  const createdAt = Math.floor(Date.now() / 1000);
+  const random = prng(20_261_126);
+  const templates: Template[] = Array.from({ length: count }, () => ({
+    key: hex(randomBytes(32)),
+    kind: 1059,
+    // NIP-59 randomises a wrap's created_at up to two days into the past.
+    created_at: createdAt - Math.floor(random() * 172_800),
+    tags: [['p', recipients[Math.floor(random() * recipients.length)]!]],
+    content: randomBytes(Math.floor((600 + random() * 1000) * 0.75)).toString('base64'),
+  }));
+  const events = await signAll(templates, progress, 'fresh-author gift wraps');
+  const signedMs = Date.now() - started;
+  writeFileSync(file, JSON.stringify({ version: VERSION, recipients: recipientsHash, events }));
+  return { events, file, signedMs };
 }

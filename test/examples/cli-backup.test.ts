@@ -1,13 +1,10 @@
-import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { expect } from 'chai';
-import pg from 'pg';
 import type { BackupJson, BackupVerifyJson, RestoreJson } from '@wallet/cli';
-import { BtcKey, cli, createTestBackend, eachDialect, extensionBody, freshDatabaseUrl, pgAdminUrl, SECRETS_ENV, spawnEntry, type DialectName, type TestBackend } from '../harness/index.js';
-import { databaseName } from '../harness/leftovers.js';
+import { BtcKey, cli, createTestBackend, eachDialect, extensionBody, freshDatabaseUrl, scratchPostgresDatabase, SECRETS_ENV, spawnEntry, type DialectName, type TestBackend } from '../harness/index.js';
 
 // Issue 30 item 8: `backup`, `backup verify` and `restore`, on both dialects, under write load.
 //
@@ -19,31 +16,11 @@ import { databaseName } from '../harness/leftovers.js';
 
 const ADMIN_HEX = 'a'.repeat(64);
 
-/** A second database on the test server for a Postgres restore target, dropped by `drop`. */
-async function scratchPostgresDatabase(schema: string, suffix = ''): Promise<{ url: string; drop: () => Promise<void> }> {
-  const admin = await pgAdminUrl();
-  const name = `"${databaseName(randomBytes(4).toString('hex'))}${suffix}"`;
-  const query = async (sql: string) => {
-    const client = new pg.Client({ connectionString: admin });
-    await client.connect();
-    try {
-      await client.query(sql);
-    } finally {
-      await client.end();
-    }
-  };
-  await query(`CREATE DATABASE ${name}`);
-  const url = new URL(admin);
-  url.pathname = `/${name.slice(1, -1)}`;
-  url.searchParams.set('schema', schema);
-  return { url: url.toString(), drop: () => query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
-}
-
 /** A restore target of `dialect` that holds nothing yet. */
 async function emptyTarget(dialect: DialectName, source: string): Promise<{ url: string; drop: () => Promise<void> }> {
   if (dialect === 'sqlite') return { url: await freshDatabaseUrl('sqlite'), drop: async () => undefined };
   const schema = new URL(source).searchParams.get('schema')!;
-  return scratchPostgresDatabase(schema);
+  return scratchPostgresDatabase({ schema });
 }
 
 interface Registration {
@@ -306,7 +283,7 @@ eachDialect('wallet-backend backup / backup verify / restore', (dialect) => {
       this.timeout(60_000);
       const file = join(dir, 'backup');
       expect((await cli(env, 'backup', file)).code).to.equal(0);
-      const target = await scratchPostgresDatabase(new URL(t.databaseUrl).searchParams.get('schema')!, "_host=x'q");
+      const target = await scratchPostgresDatabase({ schema: new URL(t.databaseUrl).searchParams.get('schema')!, suffix: "_host=x'q" });
       drops.push(target.drop);
       const restored = await cli({ ...env, DATABASE_URL: target.url }, 'restore', file);
       expect(restored.code, restored.err).to.equal(0);

@@ -1,7 +1,7 @@
 export * from './backend.js';
 export * from './client.js';
 export * from './users.js';
-export { freshPostgresUrl, pgAdminUrl } from './postgres.js';
+export { freshPostgresUrl, pgAdminUrl, scratchPostgresDatabase } from './postgres.js';
 export { freshSqliteUrl } from './sqlite.js';
 export * from './processes.js';
 export * from './hostile.js';

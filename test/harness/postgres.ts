@@ -161,3 +161,28 @@ export async function dropRunDatabase(): Promise<void> {
     rmSync(dir, { recursive: true, force: true });
   }
 }
+
+/**
+ * A brand-new database on the test server with nothing in it, named so a later run drops it if
+ * this one dies (`suffix` may add characters a name needs quoting for), with `schema` as the
+ * URL's search path when given; and its drop.
+ */
+export async function scratchPostgresDatabase(options: { schema?: string; suffix?: string } = {}): Promise<{ url: string; drop: () => Promise<void> }> {
+  const admin = await pgAdminUrl();
+  const bare = `${databaseName(randomBytes(4).toString('hex'))}${options.suffix ?? ''}`;
+  const name = `"${bare}"`;
+  const query = async (sql: string) => {
+    const client = new pg.Client({ connectionString: admin, connectionTimeoutMillis: 5_000 });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  await query(`CREATE DATABASE ${name}`);
+  const url = new URL(admin);
+  url.pathname = `/${bare}`;
+  if (options.schema !== undefined) url.searchParams.set('schema', options.schema);
+  return { url: url.toString(), drop: () => query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+}

@@ -5,6 +5,7 @@ import knexFactory from 'knex';
 import { createRelayAdmission, NAUTHZ_PROTO, startNauthzServer, type NauthzServer, type NostrEvent, type RelayAdmission } from '@wallet/relay-admission';
 import { eachDialect, seedUser } from '../harness/index.js';
 import { freePort, spawnEntry, REPO_ROOT, type Spawned } from '../harness/processes.js';
+import { eventToWire } from './plugin-process.js';
 import { giftWrap, nostrKey, signed, useAdmissionWorld } from './world.js';
 
 // The DENY messages the relay relays to the client, written out.
@@ -34,18 +35,7 @@ interface WireRequest {
 
 /** An EventRequest as nostr-rs-relay builds it from a verified event (src/nauthz.rs). */
 function wire(event: NostrEvent, extras: Omit<WireRequest, 'event'> = {}): WireRequest {
-  return {
-    event: {
-      id: Buffer.from(event.id, 'hex'),
-      pubkey: Buffer.from(event.pubkey, 'hex'),
-      created_at: event.created_at,
-      kind: event.kind,
-      content: event.content,
-      tags: event.tags.map((values) => ({ values })),
-      sig: Buffer.from(event.sig, 'hex'),
-    },
-    ...extras,
-  };
+  return { event: eventToWire(event), ...extras };
 }
 
 type EventAdmit = (request: WireRequest, callback: (err: grpc.ServiceError | null, reply?: Reply) => void) => void;

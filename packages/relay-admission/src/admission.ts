@@ -1,9 +1,10 @@
 import { connect, createJsonLogger, type Knex, type Logger } from '@wallet/backend-core';
+import { performance } from 'node:perf_hooks';
 import { verifyEvent } from 'nostr-tools/pure';
-import { within } from './deadline.js';
 import { eventShapeProblem, isPubkeyHex, taggedPubkeys, type NostrEvent } from './event.js';
-import { Membership } from './membership.js';
-import { ACCEPT, decide, MAX_GIFT_WRAP_RECIPIENTS, unavailable, type AdmissionDecision, type AuthorStanding } from './policy.js';
+import { Membership, type Standing } from './membership.js';
+import { ACCEPT, decide, GIFT_WRAP_KIND, MAX_GIFT_WRAP_RECIPIENTS, unavailable, type AdmissionDecision, type AuthorStanding } from './policy.js';
+import { DatabaseStalled, StallWatch } from './stall.js';
 
 export interface RelayAdmissionOptions {
   /** The wallet database, as a knex instance you own (closed by you) … */
@@ -19,7 +20,11 @@ export interface RelayAdmissionOptions {
   verifySignatures?: boolean;
   /** How long a user's standing is reused, in ms (default 10 000; 0 reads the database for every event). A premium lapse is exact regardless. */
   cacheTtlMs?: number;
-  /** A database read slower than this refuses the event (default 2000 ms): the relay must never wait on the wallet. */
+  /**
+   * A database read slower than this refuses the event (default 2000 ms): the relay must never
+   * wait on the wallet. After one such read, events whose standing is not cached are refused at
+   * once until the database answers again (one probe read at a time finds out).
+   */
   timeoutMs?: number;
   /** The clock (tests). */
   now?: () => Date;
@@ -42,6 +47,12 @@ export interface RelayAdmission {
 
 export const ADMISSION_DEFAULTS = { writePolicy: 'premium-post', verifySignatures: true, cacheTtlMs: 10_000, timeoutMs: 2_000 } as const;
 
+/** While the database is stalled: how long a probe read is waited on, at most how often one is sent, and when an unanswered one stops counting. */
+const PROBE_WAIT_MS = 20;
+const PROBE_INTERVAL_MS = 250;
+/** A SQLite read waits this long on a locked file: the driver blocks the process meanwhile, so it must stay far below a decision's budget. */
+const LOCKED_FILE_WAIT_MS = 10;
+
 const stderrLogger = () => createJsonLogger({ write: (line) => process.stderr.write(`${line}\n`), bindings: { component: 'relay-admission' } });
 
 /**
@@ -55,42 +66,67 @@ const stderrLogger = () => createJsonLogger({ write: (line) => process.stderr.wr
 export function createRelayAdmission(options: RelayAdmissionOptions): RelayAdmission {
   if ((options.knex === undefined) === (options.databaseUrl === undefined)) throw new Error('createRelayAdmission needs exactly one of knex or databaseUrl');
   const logger = options.logger ?? stderrLogger();
-  const owned = options.databaseUrl === undefined ? null : connect(options.databaseUrl, 4, logger);
+  const owned = options.databaseUrl === undefined ? null : connect(options.databaseUrl, 4, logger, { sqliteReader: { busyTimeoutMs: LOCKED_FILE_WAIT_MS } });
   const knex = options.knex ?? owned!.knex;
   const clock = options.now ?? (() => new Date());
   const policy = options.writePolicy ?? ADMISSION_DEFAULTS.writePolicy;
   const verify = options.verifySignatures ?? ADMISSION_DEFAULTS.verifySignatures;
   const timeoutMs = options.timeoutMs ?? ADMISSION_DEFAULTS.timeoutMs;
-  const membership = new Membership(knex, () => clock().getTime(), options.cacheTtlMs ?? ADMISSION_DEFAULTS.cacheTtlMs);
+  const now = () => clock().getTime();
+  const membership = new Membership(knex, now, options.cacheTtlMs ?? ADMISSION_DEFAULTS.cacheTtlMs);
+  // Elapsed time, not the injected clock: how long the database has kept the relay waiting is real time.
+  const watch = new StallWatch({ timeoutMs, probeWaitMs: Math.min(PROBE_WAIT_MS, timeoutMs), probeIntervalMs: PROBE_INTERVAL_MS, probeExpiryMs: 5 * timeoutMs, now: () => performance.now(), logger });
 
-  async function judge(event: NostrEvent): Promise<AdmissionDecision> {
-    const tagged = event.kind === 1059 ? taggedPubkeys(event) : [];
-    // A gift wrap naming more recipients than allowed is refused whoever they are: they are not read (tens of thousands
-    // of p tags overflowed the query's parameters, refused with error: and logged the whole query, and evicted the cache).
-    const recipients = tagged.length > MAX_GIFT_WRAP_RECIPIENTS ? [] : tagged.filter(isPubkeyHex);
-    const standings = await membership.read([event.pubkey, ...recipients]);
-    const author = standings.get(event.pubkey);
-    const standing: AuthorStanding = membership.isPremium(author) ? 'premium' : author?.registered ? 'registered' : 'unregistered';
-    return decide(event, standing, (pubkeys) => pubkeys.every((pubkey) => standings.get(pubkey)?.registered === true));
+  const standingOf = (standing: Standing | undefined): AuthorStanding => (membership.isPremium(standing) ? 'premium' : standing?.registered ? 'registered' : 'unregistered');
+  const allRegistered = (pubkeys: readonly string[], standings: Map<string, Standing>) => pubkeys.every((pubkey) => standings.get(pubkey)?.registered === true);
+
+  /**
+   * These pubkeys' standings, then `next` of them: at once when all are cached (most events, so
+   * no promise is made), otherwise after one read bounded by the stall watch.
+   */
+  function withStandings<T>(pubkeys: readonly string[], next: (standings: Map<string, Standing>) => T | Promise<T>): T | Promise<T> {
+    const { found, missing } = membership.lookup(pubkeys);
+    if (missing.length === 0) return next(found);
+    return watch.run(() => membership.fetch(missing)).then((fetched) => {
+      for (const [pubkey, standing] of fetched) found.set(pubkey, standing);
+      return next(found);
+    });
   }
 
+  const byAuthor = (event: NostrEvent, recipientsRegistered: (pubkeys: string[]) => boolean) =>
+    withStandings([event.pubkey], (standings) => decide(event, standingOf(standings.get(event.pubkey)), recipientsRegistered));
+
+  function judge(event: NostrEvent): AdmissionDecision | Promise<AdmissionDecision> {
+    if (event.kind !== GIFT_WRAP_KIND) return byAuthor(event, () => false);
+    const tagged = taggedPubkeys(event);
+    // A gift wrap naming more recipients than allowed, or none, is decided by its author alone: the recipients are not
+    // read (tens of thousands of p tags overflowed the query's parameters, and evicted the cache).
+    if (tagged.length === 0 || tagged.length > MAX_GIFT_WRAP_RECIPIENTS || !tagged.every(isPubkeyHex)) return byAuthor(event, () => false);
+    // A gift wrap to the relay's users is accepted whoever wraps it, so its one-time author is not read (NIP-17 DMs).
+    return withStandings(tagged, (recipients) => (allRegistered(tagged, recipients) ? ACCEPT : byAuthor(event, (pubkeys) => allRegistered(pubkeys, recipients))));
+  }
+
+  const failedClosed = (event: NostrEvent, err: unknown): AdmissionDecision => {
+    // While stalled every uncached event lands here; the first failure was logged.
+    if (!(err instanceof DatabaseStalled)) logger.error('relay admission failed closed: the event is refused', { error: (err as Error).message, event_id: event.id });
+    return unavailable();
+  };
+
   return {
-    async admit(value) {
+    admit(value) {
       const problem = eventShapeProblem(value);
-      if (problem !== null) return { accept: false, message: `invalid: ${problem}` };
+      if (problem !== null) return Promise.resolve({ accept: false, message: `invalid: ${problem}` });
       const event = value as NostrEvent;
       // A fresh object: nostr-tools remembers a verdict on the event object itself (a symbol key), which a copy of a tampered event would carry along.
       if (verify && !verifyEvent({ id: event.id, pubkey: event.pubkey, created_at: event.created_at, kind: event.kind, tags: event.tags, content: event.content, sig: event.sig })) {
-        return { accept: false, message: 'invalid: bad event id or signature' };
+        return Promise.resolve({ accept: false, message: 'invalid: bad event id or signature' });
       }
-      if (policy === 'open') return ACCEPT;
+      if (policy === 'open') return Promise.resolve(ACCEPT);
       try {
-        return await within(judge(event), timeoutMs, () => {
-          throw new Error(`the wallet database did not answer within ${timeoutMs} ms`);
-        });
+        const decision = judge(event);
+        return decision instanceof Promise ? decision.catch((err: unknown) => failedClosed(event, err)) : Promise.resolve(decision);
       } catch (err) {
-        logger.error('relay admission failed closed: the event is refused', { error: (err as Error).message, event_id: event.id });
-        return unavailable();
+        return Promise.resolve(failedClosed(event, err));
       }
     },
     async close() {

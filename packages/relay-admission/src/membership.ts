@@ -1,6 +1,6 @@
 import { readOptionalTime, type Knex } from '@wallet/backend-core';
 
-interface Standing {
+export interface Standing {
   registered: boolean;
   /** premium_until in ms, or null. */
   premiumUntil: number | null;
@@ -26,22 +26,36 @@ export class Membership {
     private readonly ttlMs: number,
   ) {}
 
-  /** Standings of these pubkeys (lower-case hex), one query for those not cached. */
-  async read(pubkeys: string[]): Promise<Map<string, Standing>> {
+  /** The fresh cached standings of these pubkeys (lower-case hex), and those it must read. */
+  lookup(pubkeys: readonly string[]): { found: Map<string, Standing>; missing: string[] } {
     const now = this.now();
     const found = new Map<string, Standing>();
     const missing: string[] = [];
-    for (const pubkey of new Set(pubkeys)) {
+    for (const pubkey of pubkeys) {
+      if (found.has(pubkey)) continue;
       const cached = this.cache.get(pubkey);
       if (cached !== undefined && cached.freshUntil > now) found.set(pubkey, cached);
-      else missing.push(pubkey);
+      else if (!missing.includes(pubkey)) missing.push(pubkey);
     }
-    if (missing.length === 0) return found;
-    const rows = (await this.knex('users').select('nostr_pubkey', 'premium_until').whereIn('nostr_pubkey', missing)) as Array<{ nostr_pubkey: string; premium_until: unknown }>;
+    return { found, missing };
+  }
+
+  /** Standings of these pubkeys, one query for those not cached. */
+  async read(pubkeys: readonly string[]): Promise<Map<string, Standing>> {
+    const { found, missing } = this.lookup(pubkeys);
+    if (missing.length > 0) for (const [pubkey, standing] of await this.fetch(missing)) found.set(pubkey, standing);
+    return found;
+  }
+
+  /** Reads these pubkeys' standings from the database in one query, and caches them. */
+  async fetch(pubkeys: readonly string[]): Promise<Map<string, Standing>> {
+    const rows = (await this.knex('users').select('nostr_pubkey', 'premium_until').whereIn('nostr_pubkey', pubkeys)) as Array<{ nostr_pubkey: string; premium_until: unknown }>;
     const byKey = new Map(rows.map((row) => [row.nostr_pubkey, readOptionalTime(row.premium_until)?.getTime() ?? null]));
-    if (this.ttlMs > 0 && this.cache.size + missing.length > MAX_ENTRIES) this.cache.clear();
-    for (const pubkey of missing) {
-      const standing: Standing = { registered: byKey.has(pubkey), premiumUntil: byKey.get(pubkey) ?? null, freshUntil: now + this.ttlMs };
+    const freshUntil = this.now() + this.ttlMs;
+    if (this.ttlMs > 0 && this.cache.size + pubkeys.length > MAX_ENTRIES) this.cache.clear();
+    const found = new Map<string, Standing>();
+    for (const pubkey of pubkeys) {
+      const standing: Standing = { registered: byKey.has(pubkey), premiumUntil: byKey.get(pubkey) ?? null, freshUntil };
       if (this.ttlMs > 0) this.cache.set(pubkey, standing);
       found.set(pubkey, standing);
     }

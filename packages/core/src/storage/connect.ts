@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
 import knexFactory, { type Knex } from 'knex';
@@ -23,18 +23,24 @@ const SQLITE_PAGE_CACHE_KIB = 2_000;
  */
 export const SQLITE_PRAGMAS: readonly string[] = sqlitePragmas(5_000);
 
-/**
- * The pragmas with another busy timeout. A SQLite read blocks the whole process while it waits
- * (the driver is synchronous), so a reader that must answer in milliseconds (the relay
- * admission hook) waits less and treats a busy file as a database that did not answer.
- */
 function sqlitePragmas(busyTimeoutMs: number): readonly string[] {
   return ['journal_mode = WAL', `busy_timeout = ${busyTimeoutMs}`, 'foreign_keys = ON', 'synchronous = NORMAL', `cache_size = -${SQLITE_PAGE_CACHE_KIB}`];
 }
 
+/**
+ * A reader of a SQLite database another process owns (the relay admission hook): it changes
+ * nothing about the file (no journal mode, nothing written), a missing file is an error rather
+ * than a new empty database, and it waits `busyTimeoutMs` on a busy file. A SQLite read blocks
+ * the whole process while it waits (the driver is synchronous), so a reader that must answer in
+ * milliseconds waits little and takes a busy file as a database that did not answer.
+ */
+function sqliteReaderPragmas(busyTimeoutMs: number): readonly string[] {
+  return [`busy_timeout = ${busyTimeoutMs}`, `cache_size = -${SQLITE_PAGE_CACHE_KIB}`];
+}
+
 export interface ConnectOptions {
-  /** SQLite only: how long a statement waits on a locked file before SQLITE_BUSY (default 5000 ms). */
-  sqliteBusyTimeoutMs?: number;
+  /** SQLite only: open the file as a reader of another process's database (see sqliteReaderPragmas). */
+  sqliteReader?: { busyTimeoutMs: number };
 }
 
 export interface DatabaseTarget {
@@ -53,7 +59,8 @@ export interface DatabaseTarget {
  */
 export function parseDatabaseUrl(databaseUrl: string, poolMax = 10, logger: Logger = createJsonLogger(), options: ConnectOptions = {}): DatabaseTarget {
   if (databaseUrl.startsWith('sqlite:')) {
-    const pragmas = options.sqliteBusyTimeoutMs === undefined ? SQLITE_PRAGMAS : sqlitePragmas(options.sqliteBusyTimeoutMs);
+    const reader = options.sqliteReader;
+    const pragmas = reader === undefined ? SQLITE_PRAGMAS : sqliteReaderPragmas(reader.busyTimeoutMs);
     const filename = databaseUrl.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
     if (filename === '') throw new Error('sqlite: URL has no file path');
     const absolute = filename === ':memory:' ? filename : resolve(filename);
@@ -65,6 +72,7 @@ export function parseDatabaseUrl(databaseUrl: string, poolMax = 10, logger: Logg
         // A function, so the directory is made when the first connection opens, not when a
         // backend is merely built (`config check` must not touch the disk).
         connection: () => {
+          if (absolute !== ':memory:' && reader !== undefined && !existsSync(absolute)) throw new Error(`no SQLite database at ${absolute}`);
           if (absolute !== ':memory:') mkdirSync(dirname(absolute), { recursive: true });
           return { filename: absolute };
         },

@@ -269,3 +269,23 @@ export function readBool(value: unknown): boolean {
 export function readJson<T = unknown>(value: unknown): T {
   return (typeof value === 'string' ? JSON.parse(value) : value) as T;
 }
+
+/** Why a database could not be used, in an operator's terms. */
+export type DatabaseFailure = 'unreachable' | 'authentication' | 'schema';
+
+const AUTHENTICATION_FAILURES = new Set(['28P01', '28000']);
+const UNREACHABLE_FAILURES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ETIMEDOUT', 'ECONNRESET', '3D000', '57P03', 'SQLITE_CANTOPEN', 'SQLITE_BUSY', 'SQLITE_PROTOCOL']);
+const SCHEMA_FAILURES = new Set(['42P01', '42703']);
+
+/**
+ * What a driver's error says about the database, on either dialect: it cannot be reached (or
+ * does not exist, or is busy), it refused the credentials, or a table or column is missing;
+ * null for anything else.
+ */
+export function databaseFailureOf(err: unknown): DatabaseFailure | null {
+  const code = String((err as { code?: unknown } | null)?.code ?? '');
+  if (AUTHENTICATION_FAILURES.has(code)) return 'authentication';
+  if (UNREACHABLE_FAILURES.has(code)) return 'unreachable';
+  if (SCHEMA_FAILURES.has(code) || /no such (table|column)/i.test((err as Error | null)?.message ?? '')) return 'schema';
+  return null;
+}

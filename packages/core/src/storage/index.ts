@@ -4,6 +4,8 @@ export {
   dialectFor,
   isUniqueViolation,
   uniqueViolationOf,
+  databaseFailureOf,
+  type DatabaseFailure,
   isViolationOf,
   isRefusedValue,
   readTime,
