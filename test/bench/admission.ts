@@ -46,7 +46,7 @@ const TARGET_RATIO = 0.9;
 const TARGET_STALL_MS = 50;
 const ALL_PATHS = ['hook', 'verify', 'pipe', 'ceiling', 'stall'];
 const ACCEPT_ALL = fileURLToPath(new URL('./accept-all-plugin.mjs', import.meta.url));
-const SQLITE_READ_LOCK = fileURLToPath(new URL('./sqlite-read-lock.py', import.meta.url));
+const SQLITE_READ_LOCK = fileURLToPath(new URL('../harness/sqlite-read-lock.py', import.meta.url));
 /** The stall scenario sends its next line no sooner than this after the previous one (strfry sends as events arrive). */
 const STALL_GAP_MS = 5;
 /** How long the stall scenario waits for a first refusal, and then for normal answers, before it gives up. */
@@ -488,7 +488,7 @@ async function lockSqlite(databaseUrl: string): Promise<Lock> {
     locker.once('exit', (code) => reject(new Error(`sqlite-read-lock.py exited (${code}): ${err}`)));
   });
   return {
-    how: `locking_mode=EXCLUSIVE + BEGIN EXCLUSIVE got ${literal} (WAL: the plugin's open connection holds a shared lock), so another process (test/bench/sqlite-read-lock.py) holds all five WAL read-mark locks of the -shm file exclusively`,
+    how: `locking_mode=EXCLUSIVE + BEGIN EXCLUSIVE got ${literal} (WAL: the plugin's open connection holds a shared lock), so another process (test/harness/sqlite-read-lock.py) holds all five WAL read-mark locks of the -shm file exclusively`,
     verified: sqliteReaderVerdict(file),
     async release() {
       const exited = new Promise<void>((resolve) => locker.once('exit', () => resolve()));

@@ -1,8 +1,10 @@
+import { spawn, spawnSync } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import knexFactory, { type Knex } from 'knex';
 import { silentLogger } from '@wallet/backend-core';
-import { seedUser } from '../harness/index.js';
+import { eachDialect, requireTool, seedUser, type DialectName } from '../harness/index.js';
 import { DatabaseStalled, DatabaseTimeout, StallWatch } from '../../packages/relay-admission/src/stall.js';
 import { accepted, rejected, request, spawnPlugin, UNAVAILABLE, type Plugin } from './plugin-process.js';
 import { nostrKey, signed, useAdmissionWorld } from './world.js';
@@ -100,27 +102,55 @@ describe('relay admission: the stall watch', () => {
   });
 });
 
+const SQLITE_READ_LOCK = fileURLToPath(new URL('../harness/sqlite-read-lock.py', import.meta.url));
+const hasPython = spawnSync('python3', ['--version']).status === 0;
+
 /**
- * The executable as strfry runs it, against a `users` table another session holds in ACCESS
- * EXCLUSIVE mode (what a long migration or a VACUUM FULL takes). SQLite cannot be locked against
- * a WAL reader that way: docs/relay-operators.md says what stalls it, and
- * `npm run bench:admission` measures it.
+ * Holds the wallet database against the plugin's reads until released. Postgres: another session
+ * holds `users` in ACCESS EXCLUSIVE mode (what a long migration or a VACUUM FULL takes). SQLite:
+ * in WAL mode no writer blocks a reader, so another process holds every WAL read mark of the
+ * -shm file (test/harness/sqlite-read-lock.py); a reader then waits inside SQLite for about
+ * 10 s, blocking the thread it runs on.
  */
-describe('relay admission: the strfry plugin while the users table is locked [postgres]', () => {
-  const w = useAdmissionWorld('postgres');
+async function lockAgainstReaders(dialect: DialectName, databaseUrl: string, knex: Knex): Promise<() => Promise<void>> {
+  if (dialect === 'postgres') {
+    const holder = knexFactory({ ...knex.client.config, pool: { min: 1, max: 1 } });
+    const trx = await holder.transaction();
+    await trx.raw('lock table users in access exclusive mode');
+    return async () => {
+      await trx.rollback();
+      await holder.destroy();
+    };
+  }
+  const locker = spawn('python3', [SQLITE_READ_LOCK, databaseUrl.slice('sqlite:'.length)], { stdio: ['pipe', 'pipe', 'pipe'] });
+  await new Promise<void>((resolve, reject) => {
+    locker.stdout.once('data', () => resolve());
+    locker.once('exit', (code) => reject(new Error(`sqlite-read-lock.py exited (${code})`)));
+  });
+  return async () => {
+    const exited = new Promise<void>((resolve) => locker.once('exit', () => resolve()));
+    locker.stdin.end();
+    await exited;
+  };
+}
+
+/** The executable as strfry runs it, against a database that stops answering its reads. */
+eachDialect('relay admission: the strfry plugin while the database is locked against readers', (dialect) => {
+  const w = useAdmissionWorld(dialect);
   let plugin: Plugin | undefined;
-  let holder: Knex | undefined;
+  let release: (() => Promise<void>) | undefined;
   afterEach(async () => {
     if (plugin && plugin.child.exitCode === null) {
       plugin.child.kill('SIGKILL');
       await plugin.exited;
     }
-    await holder?.destroy();
-    plugin = holder = undefined;
+    await release?.();
+    plugin = release = undefined;
   });
 
   it('refuses the first uncached author at the timeout, then answers every line at once (cached premium still accepted) until the lock goes, then normally, without a restart', async function () {
     this.timeout(120_000);
+    if (dialect === 'sqlite') requireTool(this, hasPython, { skipped: '      (skipped: python3 is needed to hold the WAL read marks)', ciError: 'python3 is needed to lock a SQLite file against readers (.ci/run installs it)' });
     const TIMEOUT_MS = 400;
     const premium = nostrKey();
     await seedUser(w.t.backend, { nostrPubkey: premium.pubkey, premiumUntil: new Date('2100-01-01T00:00:00.000Z') });
@@ -135,9 +165,7 @@ describe('relay admission: the strfry plugin while the users table is locked [po
     const note = signed(premium, 1);
     expect((await ask(note)).line).to.equal(accepted(note));
 
-    holder = knexFactory({ ...w.t.backend.db.knex.client.config, pool: { min: 1, max: 1 } });
-    const trx = await holder.transaction();
-    await trx.raw('lock table users in access exclusive mode');
+    release = await lockAgainstReaders(dialect, w.t.databaseUrl, w.t.backend.db.knex);
     try {
       const first = signed(waiting[0]!, 1059, [['p', nostrKey().pubkey]]);
       const refusedFirst = await ask(first);
@@ -156,7 +184,8 @@ describe('relay admission: the strfry plugin while the users table is locked [po
       }
       expect(slowest.ms, 'every answer after the first timeout came well inside it').to.be.below(TIMEOUT_MS / 2);
     } finally {
-      await trx.rollback();
+      await release();
+      release = undefined;
     }
     // The lock is gone: the stalled read answers, and uncached authors are read again.
     const back = signed(waiting[1]!, 1059, [['p', nostrKey().pubkey]]);

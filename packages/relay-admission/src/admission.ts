@@ -5,6 +5,7 @@ import { eventShapeProblem, isPubkeyHex, taggedPubkeys, type NostrEvent } from '
 import { Membership, type Standing } from './membership.js';
 import { ACCEPT, decide, GIFT_WRAP_KIND, MAX_GIFT_WRAP_RECIPIENTS, unavailable, type AdmissionDecision, type AuthorStanding } from './policy.js';
 import { DatabaseStalled, StallWatch } from './stall.js';
+import { ThreadReader } from './thread-reader.js';
 
 export interface RelayAdmissionOptions {
   /** The wallet database, as a knex instance you own (closed by you) … */
@@ -73,7 +74,9 @@ export function createRelayAdmission(options: RelayAdmissionOptions): RelayAdmis
   const verify = options.verifySignatures ?? ADMISSION_DEFAULTS.verifySignatures;
   const timeoutMs = options.timeoutMs ?? ADMISSION_DEFAULTS.timeoutMs;
   const now = () => clock().getTime();
-  const membership = new Membership(knex, now, options.cacheTtlMs ?? ADMISSION_DEFAULTS.cacheTtlMs);
+  // A driver that answers in this thread reads on a thread of its own, so a stuck file never stops the plugin's timers.
+  const reader = owned !== null && owned.dialect.synchronousDriver && owned.file !== null && owned.file !== ':memory:' ? new ThreadReader(owned.file, LOCKED_FILE_WAIT_MS) : null;
+  const membership = new Membership(knex, now, options.cacheTtlMs ?? ADMISSION_DEFAULTS.cacheTtlMs, reader === null ? undefined : (sql, bindings) => reader.all(sql, bindings));
   // Elapsed time, not the injected clock: how long the database has kept the relay waiting is real time.
   const watch = new StallWatch({ timeoutMs, probeWaitMs: Math.min(PROBE_WAIT_MS, timeoutMs), probeIntervalMs: PROBE_INTERVAL_MS, probeExpiryMs: 5 * timeoutMs, now: () => performance.now(), logger });
 
@@ -130,6 +133,7 @@ export function createRelayAdmission(options: RelayAdmissionOptions): RelayAdmis
       }
     },
     async close() {
+      await reader?.close();
       await owned?.knex.destroy();
     },
   };

@@ -20,10 +20,15 @@ const MAX_ENTRIES = 100_000;
 export class Membership {
   private readonly cache = new Map<string, Standing>();
 
+  /**
+   * `runOn`, when given, runs the query's SQL elsewhere (the SQLite reader thread) instead of on
+   * `knex`'s own connection; `knex` still writes the query.
+   */
   constructor(
     private readonly knex: Knex,
     private readonly now: () => number,
     private readonly ttlMs: number,
+    private readonly runOn?: (sql: string, bindings: readonly unknown[]) => Promise<unknown[]>,
   ) {}
 
   /** The fresh cached standings of these pubkeys (lower-case hex), and those it must read. */
@@ -49,7 +54,13 @@ export class Membership {
 
   /** Reads these pubkeys' standings from the database in one query, and caches them. */
   async fetch(pubkeys: readonly string[]): Promise<Map<string, Standing>> {
-    const rows = (await this.knex('users').select('nostr_pubkey', 'premium_until').whereIn('nostr_pubkey', pubkeys)) as Array<{ nostr_pubkey: string; premium_until: unknown }>;
+    const query = this.knex('users').select('nostr_pubkey', 'premium_until').whereIn('nostr_pubkey', pubkeys);
+    let rows: Array<{ nostr_pubkey: string; premium_until: unknown }>;
+    if (this.runOn === undefined) rows = (await query) as typeof rows;
+    else {
+      const { sql, bindings } = query.toSQL().toNative();
+      rows = (await this.runOn(sql, bindings)) as typeof rows;
+    }
     const byKey = new Map(rows.map((row) => [row.nostr_pubkey, readOptionalTime(row.premium_until)?.getTime() ?? null]));
     const freshUntil = this.now() + this.ttlMs;
     if (this.ttlMs > 0 && this.cache.size + pubkeys.length > MAX_ENTRIES) this.cache.clear();

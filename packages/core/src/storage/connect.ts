@@ -45,6 +45,8 @@ export interface ConnectOptions {
 
 export interface DatabaseTarget {
   kind: DialectKind;
+  /** The database file (absolute, or `:memory:`) of a file database; null for a server. */
+  file: string | null;
   knexConfig: Knex.Config;
   /** A description without credentials, for logs. */
   description: string;
@@ -67,6 +69,7 @@ export function parseDatabaseUrl(databaseUrl: string, poolMax = 10, logger: Logg
     return {
       kind: 'sqlite',
       description: `sqlite:${absolute}`,
+      file: absolute,
       knexConfig: {
         client: 'better-sqlite3',
         // A function, so the directory is made when the first connection opens, not when a
@@ -103,6 +106,7 @@ export function parseDatabaseUrl(databaseUrl: string, poolMax = 10, logger: Logg
   return {
     kind: 'postgres',
     description: maskDatabasePassword(url.toString()),
+    file: null,
     knexConfig: {
       client: 'pg',
       connection: url.toString(),
@@ -118,6 +122,8 @@ export interface Connection {
   knex: Knex;
   dialect: Dialect;
   description: string;
+  /** The database file of a file database (SQLite); null for a server. */
+  file: string | null;
 }
 
 /**
@@ -182,5 +188,5 @@ export function connect(databaseUrl: string, poolMax?: number, logger: Logger = 
     throw new BootError([`DATABASE_URL is a ${target.kind} database (${target.description}) but its driver is not installed: run \`npm install ${driver}\``]);
   }
   const knex = knexFactory(target.knexConfig);
-  return { knex, dialect: dialectFor(target.kind), description: target.description };
+  return { knex, dialect: dialectFor(target.kind), description: target.description, file: target.file };
 }

@@ -12,6 +12,11 @@ export interface Dialect {
   /** For diagnostics and this module's callers inside storage/ only. */
   readonly kind: DialectKind;
   /**
+   * The driver answers in the calling thread (SQLite's better-sqlite3): a read that waits on a
+   * locked or hung file blocks the whole process, so no timer of that process can fire meanwhile.
+   */
+  readonly synchronousDriver: boolean;
+  /**
    * Lock the selected rows for this transaction and skip rows another worker holds:
    * `FOR UPDATE SKIP LOCKED` on Postgres. SQLite has one writer connection, so a transaction
    * already excludes every other writer and the builder is returned unchanged.
@@ -87,6 +92,7 @@ const MIGRATION_LOCK_KEY = 4_207_330_401;
 
 const postgres: Dialect = {
   kind: 'postgres',
+  synchronousDriver: false,
   lockRowsSkipLocked: (qb) => qb.forUpdate().skipLocked() as typeof qb,
   lockRowsForUpdate: (qb) => qb.forNoKeyUpdate() as typeof qb,
   cancelAfter: (qb, ms) => qb.timeout(ms, { cancel: true }) as typeof qb,
@@ -132,6 +138,7 @@ const postgres: Dialect = {
 
 const sqlite: Dialect = {
   kind: 'sqlite',
+  synchronousDriver: true,
   lockRowsSkipLocked: (qb) => qb,
   lockRowsForUpdate: (qb) => qb,
   cancelAfter: (qb) => qb,

@@ -1,4 +1,4 @@
-"""Locks a WAL-mode SQLite file against readers, for the stall scenario of test/bench/admission.ts.
+"""Locks a WAL-mode SQLite file against readers, for the stall scenarios of test/bench/admission.ts and test/relay-admission/stall.test.ts.
 
 In WAL mode a write transaction never blocks readers, and `PRAGMA locking_mode=EXCLUSIVE` cannot
 be taken while another connection has the file open (every WAL connection keeps a shared lock).
