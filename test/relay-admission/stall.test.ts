@@ -1,12 +1,15 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
+import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { expect } from 'chai';
 import knexFactory, { type Knex } from 'knex';
 import { silentLogger } from '@wallet/backend-core';
-import { eachDialect, requireTool, seedUser, type DialectName } from '../harness/index.js';
+import { eachDialect, REPO_ROOT, requireTool, seedUser, type DialectName } from '../harness/index.js';
 import { DatabaseStalled, DatabaseTimeout, StallWatch } from '../../packages/relay-admission/src/stall.js';
-import { accepted, rejected, request, spawnPlugin, UNAVAILABLE, type Plugin } from './plugin-process.js';
+import { accepted, rejected, request, spawnLines, spawnPlugin, UNAVAILABLE, type Plugin } from './plugin-process.js';
 import { nostrKey, signed, useAdmissionWorld } from './world.js';
 
 /** The error `promise` rejects with (the test fails if it resolves). */
@@ -102,6 +105,7 @@ describe('relay admission: the stall watch', () => {
   });
 });
 
+const BUNDLE = join(REPO_ROOT, 'packages', 'relay-admission', 'dist', 'wallet-relay-admission.mjs');
 const SQLITE_READ_LOCK = fileURLToPath(new URL('../harness/sqlite-read-lock.py', import.meta.url));
 const hasPython = spawnSync('python3', ['--version']).status === 0;
 
@@ -148,53 +152,66 @@ eachDialect('relay admission: the strfry plugin while the database is locked aga
     plugin = release = undefined;
   });
 
-  it('refuses the first uncached author at the timeout, then answers every line at once (cached premium still accepted) until the lock goes, then normally, without a restart', async function () {
-    this.timeout(120_000);
-    if (dialect === 'sqlite') requireTool(this, hasPython, { skipped: '      (skipped: python3 is needed to hold the WAL read marks)', ciError: 'python3 is needed to lock a SQLite file against readers (.ci/run installs it)' });
-    const TIMEOUT_MS = 400;
-    const premium = nostrKey();
-    await seedUser(w.t.backend, { nostrPubkey: premium.pubkey, premiumUntil: new Date('2100-01-01T00:00:00.000Z') });
-    const waiting = [nostrKey(), nostrKey(), nostrKey()];
-    for (const key of waiting) await seedUser(w.t.backend, { nostrPubkey: key.pubkey });
-    const p = (plugin = spawnPlugin({ DATABASE_URL: w.t.databaseUrl }, ['--database-timeout-ms', String(TIMEOUT_MS), 'strfry']));
-    const ask = async (event: ReturnType<typeof signed>) => {
-      const started = performance.now();
-      const line = await p.ask(request(event, 'IP4', '127.0.0.1'));
-      return { line, ms: performance.now() - started };
-    };
-    const note = signed(premium, 1);
-    expect((await ask(note)).line).to.equal(accepted(note));
+  /** The executable from the sources, and the one-file bundle run from a directory without node_modules (better-sqlite3 through NODE_PATH). */
+  const executables: Array<[string, (args: string[]) => Plugin]> = [
+    ['the sources', (args) => spawnPlugin({ DATABASE_URL: w.t.databaseUrl }, args)],
+    [
+      'the bundled file',
+      (args) => {
+        if (!existsSync(BUNDLE)) throw new Error(`${BUNDLE} is missing: it is built by \`npm ci\` (prepare) or \`npm run bundle -w @wallet/relay-admission\``);
+        return spawnLines(process.execPath, [BUNDLE, ...args], tmpdir(), { PATH: process.env.PATH ?? '', NODE_PATH: join(REPO_ROOT, 'node_modules'), DATABASE_URL: w.t.databaseUrl });
+      },
+    ],
+  ];
+  for (const [executable, start] of executables) {
+    it(`${executable}: refuses the first uncached author at the timeout, then answers every line at once (cached premium still accepted) until the lock goes, then normally, without a restart`, async function () {
+      this.timeout(120_000);
+      if (dialect === 'sqlite') requireTool(this, hasPython, { skipped: '      (skipped: python3 is needed to hold the WAL read marks)', ciError: 'python3 is needed to lock a SQLite file against readers (.ci/run installs it)' });
+      const TIMEOUT_MS = 400;
+      const premium = nostrKey();
+      await seedUser(w.t.backend, { nostrPubkey: premium.pubkey, premiumUntil: new Date('2100-01-01T00:00:00.000Z') });
+      const waiting = [nostrKey(), nostrKey(), nostrKey()];
+      for (const key of waiting) await seedUser(w.t.backend, { nostrPubkey: key.pubkey });
+      const p = (plugin = start(['--database-timeout-ms', String(TIMEOUT_MS), 'strfry']));
+      const ask = async (event: ReturnType<typeof signed>) => {
+        const started = performance.now();
+        const line = await p.ask(request(event, 'IP4', '127.0.0.1'));
+        return { line, ms: performance.now() - started };
+      };
+      const note = signed(premium, 1);
+      expect((await ask(note)).line).to.equal(accepted(note));
 
-    release = await lockAgainstReaders(dialect, w.t.databaseUrl, w.t.backend.db.knex);
-    try {
-      const first = signed(waiting[0]!, 1059, [['p', nostrKey().pubkey]]);
-      const refusedFirst = await ask(first);
-      expect(refusedFirst.line).to.equal(rejected(first, UNAVAILABLE));
-      expect(refusedFirst.ms, 'the first uncached author waits the timeout').to.be.at.least(TIMEOUT_MS - 50);
-      // Without the watch each of these uncached authors would wait the whole timeout again.
-      const slowest = { ms: 0 };
-      for (let i = 0; i < 10; i++) {
-        const uncached = signed(nostrKey(), 1);
-        const refused = await ask(uncached);
-        expect(refused.line).to.equal(rejected(uncached, UNAVAILABLE));
-        const cached = signed(premium, 1, [], `still here ${i}`);
-        const kept = await ask(cached);
-        expect(kept.line).to.equal(accepted(cached));
-        slowest.ms = Math.max(slowest.ms, refused.ms, kept.ms);
+      release = await lockAgainstReaders(dialect, w.t.databaseUrl, w.t.backend.db.knex);
+      try {
+        const first = signed(waiting[0]!, 1059, [['p', nostrKey().pubkey]]);
+        const refusedFirst = await ask(first);
+        expect(refusedFirst.line).to.equal(rejected(first, UNAVAILABLE));
+        expect(refusedFirst.ms, 'the first uncached author waits the timeout').to.be.at.least(TIMEOUT_MS - 50);
+        // Without the watch each of these uncached authors would wait the whole timeout again.
+        const slowest = { ms: 0 };
+        for (let i = 0; i < 10; i++) {
+          const uncached = signed(nostrKey(), 1);
+          const refused = await ask(uncached);
+          expect(refused.line).to.equal(rejected(uncached, UNAVAILABLE));
+          const cached = signed(premium, 1, [], `still here ${i}`);
+          const kept = await ask(cached);
+          expect(kept.line).to.equal(accepted(cached));
+          slowest.ms = Math.max(slowest.ms, refused.ms, kept.ms);
+        }
+        expect(slowest.ms, 'every answer after the first timeout came well inside it').to.be.below(TIMEOUT_MS / 2);
+      } finally {
+        await release();
+        release = undefined;
       }
-      expect(slowest.ms, 'every answer after the first timeout came well inside it').to.be.below(TIMEOUT_MS / 2);
-    } finally {
-      await release();
-      release = undefined;
-    }
-    // The lock is gone: the stalled read answers, and uncached authors are read again.
-    const back = signed(waiting[1]!, 1059, [['p', nostrKey().pubkey]]);
-    let answer = '';
-    for (let attempt = 0; attempt < 40 && answer !== accepted(back); attempt++) {
-      answer = (await ask(back)).line;
-      if (answer !== accepted(back)) await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    expect(answer, 'a registered author is admitted again without a restart').to.equal(accepted(back));
-    expect(p.child.exitCode).to.equal(null);
-  });
+      // The lock is gone: the stalled read answers, and uncached authors are read again.
+      const back = signed(waiting[1]!, 1059, [['p', nostrKey().pubkey]]);
+      let answer = '';
+      for (let attempt = 0; attempt < 40 && answer !== accepted(back); attempt++) {
+        answer = (await ask(back)).line;
+        if (answer !== accepted(back)) await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(answer, 'a registered author is admitted again without a restart').to.equal(accepted(back));
+      expect(p.child.exitCode).to.equal(null);
+    });
+  }
 });
