@@ -12,4 +12,5 @@ export * from './admin.js';
 export * from './cli.js';
 export * from './hostile-arbitraries.js';
 export * from './identity.js';
-export { fullOpenApiDocument } from './openapi.js';
+export { everyFeatureConfig, fullOpenApiDocument } from './openapi.js';
+export * from './raw-http.js';

@@ -1,4 +1,4 @@
-import { createWalletBackend } from '@wallet/backend-core';
+import { createWalletBackend, type WalletBackendConfig } from '@wallet/backend-core';
 import { grinRelayPlugin } from '@wallet/grin-relay';
 import { premiumPlugin } from '@wallet/premium';
 import { tipsPlugin } from '@wallet/tips';
@@ -13,17 +13,16 @@ type Json = Record<string, any>;
 const NOWHERE = 'http://127.0.0.1:9';
 
 /**
- * The document of a backend with every optional core feature, the Grin relay, the tips and premium: the
- * most operations. The document depends on the routes only, not on the dialect or on any row,
- * so the backend is neither migrated nor started and SQLite alone is enough.
+ * A backend configuration on a fresh SQLite file with every optional core feature on (the
+ * registration gates, BTCPay, every chain, the price feed), each upstream at an address nobody
+ * listens on: the most routes, for a backend that is built but never asked to reach them.
  */
-export async function fullOpenApiDocument(): Promise<Json> {
-  const backend = await createWalletBackend({
+export async function everyFeatureConfig(): Promise<WalletBackendConfig> {
+  return {
     publicApiUrl: TEST_PUBLIC_API_URL,
     databaseUrl: await freshSqliteUrl(),
     nodeEnv: 'test',
     ...TEST_SECRETS,
-    plugins: [grinRelayPlugin({}), tipsPlugin({ enabled: true, targeted: true, shareBase: 'https://wallet.example.test/tip/' }), premiumPlugin({ enabled: true, plans: 'month:30:0.0001,year:365:0.001', relayUrl: 'wss://relay.example.test', writePolicy: 'premium-post' })],
     registrationRequireInvite: true,
     registrationRequirePow: true,
     registrationRequirePayment: true,
@@ -39,6 +38,18 @@ export async function fullOpenApiDocument(): Promise<Json> {
     grinNodeApiSecret: FAKE_GRIN_SECRET,
     priceFeed: 'coingecko',
     priceFeedUrl: NOWHERE,
+  };
+}
+
+/**
+ * The document of a backend with every optional core feature, the Grin relay, the tips and premium: the
+ * most operations. The document depends on the routes only, not on the dialect or on any row,
+ * so the backend is neither migrated nor started and SQLite alone is enough.
+ */
+export async function fullOpenApiDocument(): Promise<Json> {
+  const backend = await createWalletBackend({
+    ...(await everyFeatureConfig()),
+    plugins: [grinRelayPlugin({}), tipsPlugin({ enabled: true, targeted: true, shareBase: 'https://wallet.example.test/tip/' }), premiumPlugin({ enabled: true, plans: 'month:30:0.0001,year:365:0.001', relayUrl: 'wss://relay.example.test', writePolicy: 'premium-post' })],
   });
   try {
     return backend.openapi() as Json;

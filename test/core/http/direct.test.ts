@@ -1,8 +1,8 @@
-import { createServer, request as httpRequest, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { defineRoute, type WalletPlugin } from '@wallet/backend-core';
-import { createTestBackend, eachDialect, seedSession, seedUser, type TestBackend } from '../../harness/index.js';
+import { createTestBackend, eachDialect, seedSession, seedUser, sendRaw, type RawAnswer, type TestBackend } from '../../harness/index.js';
 
 const failingPlugin: WalletPlugin = {
   name: 'direct-failing',
@@ -21,34 +21,10 @@ const failingPlugin: WalletPlugin = {
   },
 };
 
-interface Answer {
-  status: number;
-  statusText: string;
-  headers: Record<string, string>;
-  body: string;
-}
 
-/** The headers Node adds per connection or per second, not per answer. */
-const VOLATILE = new Set(['date', 'keep-alive']);
 
-/** One request on a fresh connection, over a raw socket client so nothing is normalised away. */
-function send(port: number, method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port, method, path, headers: { 'x-request-id': 'direct-test-0001', ...headers }, agent: false }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => {
-        const kept: Record<string, string> = {};
-        for (const [name, value] of Object.entries(res.headers)) if (!VOLATILE.has(name)) kept[name] = String(value);
-        resolve({ status: res.statusCode!, statusText: res.statusMessage ?? '', headers: kept, body: text });
-      });
-    });
-    req.on('error', reject);
-    if (body !== undefined) req.write(body);
-    req.end();
-  });
-}
+/** One request on a fresh connection, with this test's request id (answers carry it). */
+const send = (port: number, method: string, path: string, headers: Record<string, string> = {}, body?: string) => sendRaw(port, method, path, { 'x-request-id': 'direct-test-0001', ...headers }, body);
 
 eachDialect('the direct listener (start(), callback())', (dialect) => {
   let t: TestBackend;
@@ -79,7 +55,7 @@ eachDialect('the direct listener (start(), callback())', (dialect) => {
   });
 
   /** Sends the same request through both and expects the same answer; returns it. */
-  async function same(method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<Answer> {
+  async function same(method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<RawAnswer> {
     const viaKoa = await send(koaPort, method, path, headers, body);
     const direct = await send(directPort, method, path, headers, body);
     // Connection is compared too (every request here asks to close, so it shows only a difference in kind).

@@ -1,4 +1,4 @@
-import { createServer, request as httpRequest, type RequestListener, type Server } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import Koa from 'koa';
@@ -6,7 +6,7 @@ import { erasurePlugin } from '@wallet/erasure';
 import { grinRelayPlugin } from '@wallet/grin-relay';
 import { premiumPlugin } from '@wallet/premium';
 import { tipsPlugin } from '@wallet/tips';
-import { adminLogin, bootstrapAdmin, createTestBackend, eachDialect, seedSession, useFakes, type TestBackend } from '../../harness/index.js';
+import { adminLogin, bootstrapAdmin, createTestBackend, eachDialect, seedSession, useFakes, sendRaw, type RawAnswer, type TestBackend } from '../../harness/index.js';
 import { CoinGeckoFake } from '../../fakes/coingecko.js';
 import { EsploraFake } from '../../fakes/esplora.js';
 import { FAKE_API_KEY, FAKE_STORE_ID, GreenfieldFake } from '../../fakes/greenfield.js';
@@ -25,15 +25,7 @@ import { LwsFake, MonerodFake } from '../../fakes/lws.js';
  * GETs, which read.
  */
 
-interface Answer {
-  status: number;
-  statusText: string;
-  headers: Record<string, string>;
-  body: string;
-}
 
-/** The headers Node adds per connection or per second, not per answer. */
-const VOLATILE = new Set(['date', 'keep-alive']);
 const REQUEST_ID = 'dispatch-parity-0001';
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const MALFORMED_JSON = '{not json';
@@ -41,26 +33,8 @@ const BAD_PARAM = 'not-a-uuid';
 /** A path parameter nothing more specific fills: a well-formed id of nothing. */
 const PLACEHOLDER_ID = '00000000-0000-4000-8000-000000000001';
 
-/** One request on a fresh connection, over Node's raw client so nothing is normalised away (as direct.test.ts). */
-function send(port: number, method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    // An explicit length: Node's client sends a DELETE body with neither length nor chunking.
-    const length: Record<string, string> = body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) };
-    const req = httpRequest({ host: '127.0.0.1', port, method, path, headers: { 'x-request-id': REQUEST_ID, ...length, ...headers }, agent: false }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => {
-        const kept: Record<string, string> = {};
-        for (const [name, value] of Object.entries(res.headers)) if (!VOLATILE.has(name)) kept[name] = String(value);
-        resolve({ status: res.statusCode!, statusText: res.statusMessage ?? '', headers: kept, body: text });
-      });
-    });
-    req.on('error', reject);
-    if (body !== undefined) req.write(body);
-    req.end();
-  });
-}
+/** One request on a fresh connection, with this test's request id (answers carry it). */
+const send = (port: number, method: string, path: string, headers: Record<string, string> = {}, body?: string) => sendRaw(port, method, path, { 'x-request-id': REQUEST_ID, ...headers }, body);
 
 async function listen(listener: RequestListener): Promise<Server> {
   const server = createServer(listener);
@@ -81,7 +55,7 @@ async function stop(server: Server | undefined): Promise<void> {
  * comparing; everything else, including the Content-Length, the keys, their order and every
  * other value, is compared byte for byte. An error answer is never masked.
  */
-function comparable(answer: Answer): Answer {
+function comparable(answer: RawAnswer): RawAnswer {
   if (answer.status < 200 || answer.status >= 300) return answer;
   return { ...answer, body: answer.body.replace(/"([0-9a-f]{32,})"/g, (_whole, hex: string) => `"<random hex x${hex.length}>"`) };
 }
@@ -204,11 +178,11 @@ eachDialect('dispatch parity: every route, three ways of serving (direct listene
     let divergent = 0;
 
     /** Sends one request through the three servers, in the same order every time, and records any divergence. */
-    const same = async (route: ServedRoute, label: string, path: string, headers: Record<string, string>, body?: string): Promise<Answer> => {
-      const answers: Answer[] = [];
+    const same = async (route: ServedRoute, label: string, path: string, headers: Record<string, string>, body?: string): Promise<RawAnswer> => {
+      const answers: RawAnswer[] = [];
       for (const [, port] of servers) answers.push(await send(port, route.method, path, headers, body));
       requests++;
-      const [first] = answers as [Answer, ...Answer[]];
+      const [first] = answers as [RawAnswer, ...RawAnswer[]];
       statuses.set(first.status, (statuses.get(first.status) ?? 0) + 1);
       const expected = JSON.stringify(comparable(first));
       if (answers.some((answer) => JSON.stringify(comparable(answer)) !== expected)) divergent++;

@@ -8,8 +8,7 @@ import { premiumErrors, premiumPlugin } from '@wallet/premium';
 import { tipErrors, tipsPlugin } from '@wallet/tips';
 import { coreFeatures } from '../../../packages/core/src/composition/index.js';
 import { checkPluginSet } from '../../../packages/core/src/plugin/index.js';
-import { FAKE_API_KEY, FAKE_STORE_ID } from '../../fakes/greenfield.js';
-import { freshSqliteUrl, REPO_ROOT, TEST_PUBLIC_API_URL, TEST_SECRETS } from '../../harness/index.js';
+import { everyFeatureConfig, freshSqliteUrl, REPO_ROOT, TEST_PUBLIC_API_URL, TEST_SECRETS } from '../../harness/index.js';
 
 /**
  * A plugin declares its surface as data beside `setup` (issue 31 item 5): version, dependencies,
@@ -100,8 +99,6 @@ describe('plugins: the declared surface', () => {
 });
 
 describe('plugins: declared routes', () => {
-  const NOWHERE = 'http://127.0.0.1:9';
-
   it('describePlugin lists the routes a plugin declares', () => {
     expect(describePlugin(plugin('notes', { routes: ['GET /api/v1/notes', 'POST /api/v1/notes'] })).routes).to.deep.equal(['GET /api/v1/notes', 'POST /api/v1/notes']);
   });
@@ -113,27 +110,7 @@ describe('plugins: declared routes', () => {
       premiumPlugin({ enabled: true, plans: 'month:30:0.0001', relayUrl: 'wss://relay.example.test', writePolicy: 'premium-post' }),
       erasurePlugin({}),
     ];
-    const backend = await createWalletBackend({
-      publicApiUrl: TEST_PUBLIC_API_URL,
-      databaseUrl: await freshSqliteUrl(),
-      nodeEnv: 'test',
-      ...TEST_SECRETS,
-      plugins: shipped,
-      registrationRequireInvite: true,
-      registrationRequirePow: true,
-      registrationRequirePayment: true,
-      registrationPrice: '0.0001',
-      btcpayUrl: NOWHERE,
-      btcpayStoreId: FAKE_STORE_ID,
-      btcpayApiKey: FAKE_API_KEY,
-      btcEsploraUrl: NOWHERE,
-      ltcElectrumUrl: 'tcp://127.0.0.1:9',
-      xmrLwsUrl: NOWHERE,
-      xmrDaemonUrl: NOWHERE,
-      grinNodeUrl: NOWHERE,
-      priceFeed: 'coingecko',
-      priceFeedUrl: NOWHERE,
-    });
+    const backend = await createWalletBackend({ ...(await everyFeatureConfig()), plugins: shipped });
     try {
       // What the router serves, read from the router itself (HEAD is Koa's echo of GET).
       const served = backend.router.stack.flatMap((layer) => layer.methods.filter((method) => method !== 'HEAD').map((method) => `${method} ${String(layer.path).replace(/:([A-Za-z0-9_]+)/g, '{$1}')}`));
