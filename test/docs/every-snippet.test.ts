@@ -54,6 +54,12 @@ const event = JSON.parse(process.argv[2] ?? '{}');
 /** @param {unknown[]} message */
 const sendToClient = (message) => console.log(message);
 `,
+  /** The hook made as in the block before it (docs/relay-operators.md), for the `admitNow` excerpt. */
+  'relay-loop-now': `import { createRelayAdmission } from '@wallet/relay-admission';
+const admission = createRelayAdmission({ databaseUrl: process.env.DATABASE_URL });
+/** @type {import('@wallet/relay-admission').NostrEvent} */
+const event = JSON.parse(process.argv[2] ?? '{}');
+`,
   /** A whole program that needs a Redis server (docs/embedding.md, "Rate-limit store"): checked, not run. */
   'embedding-redis': 'export {};\n',
   /** Code of the host next to the backend module of docs/embedding.md, with its own values. */

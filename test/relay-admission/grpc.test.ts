@@ -8,11 +8,12 @@ import { freePort, spawnEntry, REPO_ROOT, type Spawned } from '../harness/proces
 import { eventToWire } from './plugin-process.js';
 import { giftWrap, nostrKey, signed, useAdmissionWorld } from './world.js';
 
-// The DENY messages the relay relays to the client, written out.
-const NEEDS_PREMIUM = 'blocked: this kind of event needs premium on this relay';
-const GIFT_WRAP_NOT_FOR_USER = 'blocked: gift wraps are accepted here only for the relay’s users';
-const NOT_A_USER = 'blocked: only the relay’s users may post here; others may send them gift-wrapped DMs';
-const UNAVAILABLE = 'error: the relay cannot check admission right now; try again later';
+// The DENY messages, written out. nostr-rs-relay sends the client `OK false "blocked: <message>"`
+// (its Notice::blocked), so they carry no NIP-01 prefix of their own.
+const NEEDS_PREMIUM = 'this kind of event needs premium on this relay';
+const GIFT_WRAP_NOT_FOR_USER = 'gift wraps are accepted here only for the relay’s users';
+const NOT_A_USER = 'only the relay’s users may post here; others may send them gift-wrapped DMs';
+const UNAVAILABLE = 'the relay cannot check admission right now; try again later';
 
 interface Reply {
   decision: string;
@@ -224,12 +225,12 @@ eachDialect('relay admission: the nostr-rs-relay nauthz gRPC server', (dialect) 
   it('an EventRequest without an event is a DENY; so is an event that is not well formed', async function () {
     this.timeout(60_000);
     const c = await start();
-    expect(await c.admit({})).to.deep.equal(deny('invalid: no event'));
-    expect(await c.admit({ ip_addr: '203.0.113.9', auth_pubkey: Buffer.from(w.premium.pubkey, 'hex') })).to.deep.equal(deny('invalid: no event'));
+    expect(await c.admit({})).to.deep.equal(deny('no event'));
+    expect(await c.admit({ ip_addr: '203.0.113.9', auth_pubkey: Buffer.from(w.premium.pubkey, 'hex') })).to.deep.equal(deny('no event'));
     const note = wire(signed(w.premium, 1));
-    expect(await c.admit({ event: { ...note.event!, id: Buffer.alloc(31) } })).to.deep.equal(deny('invalid: id must be 64 lower-case hex characters'));
-    expect(await c.admit({ event: { ...note.event!, sig: Buffer.alloc(32) } })).to.deep.equal(deny('invalid: sig must be 128 lower-case hex characters'));
-    expect(await c.admit({ event: { ...note.event!, kind: 65_536 } })).to.deep.equal(deny('invalid: kind must be a whole number from 0 to 65535'));
+    expect(await c.admit({ event: { ...note.event!, id: Buffer.alloc(31) } })).to.deep.equal(deny('id must be 64 lower-case hex characters'));
+    expect(await c.admit({ event: { ...note.event!, sig: Buffer.alloc(32) } })).to.deep.equal(deny('sig must be 128 lower-case hex characters'));
+    expect(await c.admit({ event: { ...note.event!, kind: 65_536 } })).to.deep.equal(deny('kind must be a whole number from 0 to 65535'));
   });
 
   it('fails closed: a database that is gone is a DENY with error:', async function () {
@@ -258,7 +259,7 @@ eachDialect('relay admission: the nostr-rs-relay nauthz gRPC server', (dialect) 
     expect(await c.admit(wire(signed(premium, 1)))).to.deep.equal(PERMIT);
     expect(await c.admit(wire(signed(w.registered, 1)))).to.deep.equal(deny(NEEDS_PREMIUM));
     expect(await c.admit(wire(giftWrap(w.registered.pubkey), { ip_addr: '203.0.113.9' }))).to.deep.equal(PERMIT);
-    expect(await c.admit({})).to.deep.equal(deny('invalid: no event'));
+    expect(await c.admit({})).to.deep.equal(deny('no event'));
     // The hand-encoded request, as raw bytes on the wire: its author is nobody here, kind 30023.
     const raw = new grpc.Client(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
     try {

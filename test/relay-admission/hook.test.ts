@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { expect } from 'chai';
 import knexFactory from 'knex';
 import { createRelayAdmission, REFUSALS, type NostrEvent, type RelayAdmission } from '@wallet/relay-admission';
@@ -18,9 +19,7 @@ eachDialect('relay admission: the library hook (premium-post)', (dialect) => {
     await admission?.close();
   });
 
-  it('the spec’s table, row by row', async () => {
-    const a = hook();
-    const rows: Array<[string, NostrEvent, { accept: boolean; message: string }]> = [
+  const tableRows = (): Array<[string, NostrEvent, { accept: boolean; message: string }]> => [
       ['premium, a note', signed(w.premium, 1), ACCEPTED],
       ['premium, metadata', signed(w.premium, 0), ACCEPTED],
       ['premium, a long-form article', signed(w.premium, 30_023), ACCEPTED],
@@ -44,7 +43,66 @@ eachDialect('relay admission: the library hook (premium-post)', (dialect) => {
       ['stranger, the DM relay list', signed(w.stranger, 10_050), refused(REFUSALS.notAUser)],
       ['stranger, a note tagging a user', signed(w.stranger, 1, [['p', w.registered.pubkey]]), refused(REFUSALS.notAUser)],
     ];
-    for (const [row, event, expected] of rows) expect(await a.admit(event), row).to.deep.equal(expected);
+
+  it('the spec’s table, row by row', async () => {
+    const a = hook();
+    for (const [row, event, expected] of tableRows()) expect(await a.admit(event), row).to.deep.equal(expected);
+  });
+
+  it('admitNow gives admit’s answers: at once once every standing is cached, through a promise when it must read, and again after the TTL', async () => {
+    const a = hook({ cacheTtlMs: 10_000 });
+    const rows = tableRows();
+    expect(a.admitNow(rows[0]![1]), 'nothing cached yet: a read is owed').to.be.instanceOf(Promise);
+    for (const [row, event, expected] of rows) {
+      expect(await a.admitNow(event), row).to.deep.equal(expected);
+      const again = a.admitNow(event);
+      expect(again, `${row}, asked again`).not.to.be.instanceOf(Promise);
+      expect(again, `${row}, asked again`).to.deep.equal(expected);
+    }
+    // A gift wrap to a cached user is answered at once whoever wraps it: its one-time author is never read.
+    expect(a.admitNow(giftWrap(w.registered.pubkey))).to.deep.equal(ACCEPTED);
+    expect(a.admitNow(giftWrap(w.registered.pubkey, w.premium.pubkey))).to.deep.equal(ACCEPTED);
+    w.t.clock.set(new Date(w.t.clock.now().getTime() + 9_999));
+    expect(a.admitNow(signed(w.registered, 10_050)), 'still cached at 9.999 s').to.deep.equal(ACCEPTED);
+    w.t.clock.set(new Date(w.t.clock.now().getTime() + 1));
+    const stale = a.admitNow(signed(w.registered, 10_050));
+    expect(stale, 'the TTL has passed: read again').to.be.instanceOf(Promise);
+    expect(await stale).to.deep.equal(ACCEPTED);
+  });
+
+  it('a standing used in the second half of its life is re-read in the background: past the first reading’s life it is answered at once, as the database now says', async () => {
+    const a = hook({ cacheTtlMs: 10_000 });
+    const knex = w.t.backend.db.knex;
+    const user = nostrKey();
+    const start = w.t.clock.now().getTime();
+    await seedUser(w.t.backend, { nostrPubkey: user.pubkey, premiumUntil: new Date(start + DAY_MS) });
+    const note = signed(user, 1);
+    expect(await a.admit(note)).to.deep.equal(ACCEPTED);
+    // The operator takes premium away; the cached reading still says premium.
+    await knex('users').where({ nostr_pubkey: user.pubkey }).update({ premium_until: null });
+    let reads = 0;
+    const counted = () => reads++;
+    knex.on('query', counted);
+    try {
+      w.t.clock.set(new Date(start + 5_000));
+      expect(a.admitNow(note), 'at half its life: cached, not yet due').to.deep.equal(ACCEPTED);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(reads, 'nothing re-read at half its life').to.equal(0);
+      w.t.clock.set(new Date(start + 5_001));
+      const reread = once(knex, 'query-response');
+      expect(a.admitNow(note), 'due: still answered from the cache').to.deep.equal(ACCEPTED);
+      expect(reads, 'the re-read is not on the decision’s path').to.equal(0);
+      await Promise.race([reread, new Promise((_, reject) => setTimeout(() => reject(new Error('no background re-read within 2 s')), 2_000))]);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(reads).to.equal(1);
+      w.t.clock.set(new Date(start + 10_001));
+      const after = a.admitNow(note);
+      expect(after, 'the re-read reading is fresh: no wait').not.to.be.instanceOf(Promise);
+      expect(after).to.deep.equal(refused(REFUSALS.needsPremium));
+      expect(reads).to.equal(1);
+    } finally {
+      knex.off('query', counted);
+    }
   });
 
   it('premium is by npub only and ends exactly at premium_until, even while cached', async () => {

@@ -43,6 +43,13 @@ export interface AdmissionContext {
 export interface RelayAdmission {
   /** Accept or refuse, in NIP-01 `OK` terms. Never throws: any failure refuses (fails closed). */
   admit(event: unknown, context?: AdmissionContext): Promise<AdmissionDecision>;
+  /**
+   * The same decision, returned at once when it needs no database read (every standing it rests
+   * on is cached: most events), else a promise of it. For adapters that answer one event at a time
+   * (strfry's plugin), where a promise and a timer per cached event were a measurable share of
+   * its cost. Never throws.
+   */
+  admitNow(event: unknown, context?: AdmissionContext): AdmissionDecision | Promise<AdmissionDecision>;
   close(): Promise<void>;
 }
 
@@ -51,6 +58,8 @@ export const ADMISSION_DEFAULTS = { writePolicy: 'premium-post', verifySignature
 /** While the database is stalled: how long a probe read is waited on, at most how often one is sent, and when an unanswered one stops counting. */
 const PROBE_WAIT_MS = 20;
 const PROBE_INTERVAL_MS = 250;
+/** How many due standings one background re-read asks for (well inside either dialect's bound parameters). */
+const REFRESH_BATCH = 500;
 /** A SQLite read waits this long on a locked file: the driver blocks the process meanwhile, so it must stay far below a decision's budget. */
 const LOCKED_FILE_WAIT_MS = 10;
 
@@ -69,16 +78,48 @@ export function createRelayAdmission(options: RelayAdmissionOptions): RelayAdmis
   const logger = options.logger ?? stderrLogger();
   const owned = options.databaseUrl === undefined ? null : connect(options.databaseUrl, 4, logger, { sqliteReader: { busyTimeoutMs: LOCKED_FILE_WAIT_MS } });
   const knex = options.knex ?? owned!.knex;
-  const clock = options.now ?? (() => new Date());
+  const clock = options.now;
   const policy = options.writePolicy ?? ADMISSION_DEFAULTS.writePolicy;
   const verify = options.verifySignatures ?? ADMISSION_DEFAULTS.verifySignatures;
   const timeoutMs = options.timeoutMs ?? ADMISSION_DEFAULTS.timeoutMs;
-  const now = () => clock().getTime();
+  const now = clock === undefined ? Date.now : () => clock().getTime();
   // A driver that answers in this thread reads on a thread of its own, so a stuck file never stops the plugin's timers.
   const reader = owned !== null && owned.dialect.synchronousDriver && owned.file !== null && owned.file !== ':memory:' ? new ThreadReader(owned.file, LOCKED_FILE_WAIT_MS) : null;
-  const membership = new Membership(knex, now, options.cacheTtlMs ?? ADMISSION_DEFAULTS.cacheTtlMs, reader === null ? undefined : (sql, bindings) => reader.all(sql, bindings));
+  const membership = new Membership(
+    knex,
+    now,
+    options.cacheTtlMs ?? ADMISSION_DEFAULTS.cacheTtlMs,
+    reader === null ? undefined : (sql, bindings) => reader.all(sql, bindings),
+    () => refreshDue(),
+  );
   // Elapsed time, not the injected clock: how long the database has kept the relay waiting is real time.
   const watch = new StallWatch({ timeoutMs, probeWaitMs: Math.min(PROBE_WAIT_MS, timeoutMs), probeIntervalMs: PROBE_INTERVAL_MS, probeExpiryMs: 5 * timeoutMs, now: () => performance.now(), logger });
+
+  // Standings in steady use are re-read in the background before they expire, one query at a time,
+  // so an active user's events never wait on the database. A failed re-read changes nothing: the
+  // standings expire on time and the next event that needs one reads it as usual.
+  let refreshing: Promise<void> | null = null;
+  let closed = false;
+  function refreshDue(): void {
+    if (refreshing !== null || closed) return;
+    refreshing = new Promise<void>((resolve) => setImmediate(resolve)).then(refreshBatches).finally(() => {
+      refreshing = null;
+    });
+  }
+  async function refreshBatches(): Promise<void> {
+    try {
+      while (!closed && membership.dueCount > 0) {
+        const batch = membership.takeDue(REFRESH_BATCH);
+        // While the database is stalled the stall watch's probe finds out when it is back; due standings just expire.
+        if (watch.isStalled) break;
+        if (batch.length > 0) await watch.run(() => membership.fetch(batch));
+      }
+    } catch (err) {
+      if (!(err instanceof DatabaseStalled)) logger.warn('relay admission: re-reading cached standings failed; they expire on time', { error: (err as Error).message });
+    } finally {
+      membership.takeDue(Number.MAX_SAFE_INTEGER);
+    }
+  }
 
   const standingOf = (standing: Standing | undefined): AuthorStanding => (membership.isPremium(standing) ? 'premium' : standing?.registered ? 'registered' : 'unregistered');
   const allRegistered = (pubkeys: readonly string[], standings: Map<string, Standing>) => pubkeys.every((pubkey) => standings.get(pubkey)?.registered === true);
@@ -96,8 +137,12 @@ export function createRelayAdmission(options: RelayAdmissionOptions): RelayAdmis
     });
   }
 
-  const byAuthor = (event: NostrEvent, recipientsRegistered: (pubkeys: string[]) => boolean) =>
-    withStandings([event.pubkey], (standings) => decide(event, standingOf(standings.get(event.pubkey)), recipientsRegistered));
+  const byAuthor = (event: NostrEvent, recipientsRegistered: (pubkeys: string[]) => boolean): AdmissionDecision | Promise<AdmissionDecision> => {
+    // One cached author (most events): no collection is built.
+    const cached = membership.cached(event.pubkey);
+    if (cached !== undefined) return decide(event, standingOf(cached), recipientsRegistered);
+    return withStandings([event.pubkey], (standings) => decide(event, standingOf(standings.get(event.pubkey)), recipientsRegistered));
+  };
 
   function judge(event: NostrEvent): AdmissionDecision | Promise<AdmissionDecision> {
     if (event.kind !== GIFT_WRAP_KIND) return byAuthor(event, () => false);
@@ -106,6 +151,7 @@ export function createRelayAdmission(options: RelayAdmissionOptions): RelayAdmis
     // read (tens of thousands of p tags overflowed the query's parameters, and evicted the cache).
     if (tagged.length === 0 || tagged.length > MAX_GIFT_WRAP_RECIPIENTS || !tagged.every(isPubkeyHex)) return byAuthor(event, () => false);
     // A gift wrap to the relay's users is accepted whoever wraps it, so its one-time author is not read (NIP-17 DMs).
+    if (tagged.length === 1 && membership.cached(tagged[0]!)?.registered === true) return ACCEPT;
     return withStandings(tagged, (recipients) => (allRegistered(tagged, recipients) ? ACCEPT : byAuthor(event, (pubkeys) => allRegistered(pubkeys, recipients))));
   }
 
@@ -115,24 +161,32 @@ export function createRelayAdmission(options: RelayAdmissionOptions): RelayAdmis
     return unavailable();
   };
 
+  function admitNow(value: unknown): AdmissionDecision | Promise<AdmissionDecision> {
+    const problem = eventShapeProblem(value);
+    if (problem !== null) return { accept: false, message: `invalid: ${problem}` };
+    const event = value as NostrEvent;
+    // A fresh object: nostr-tools remembers a verdict on the event object itself (a symbol key), which a copy of a tampered event would carry along.
+    if (verify && !verifyEvent({ id: event.id, pubkey: event.pubkey, created_at: event.created_at, kind: event.kind, tags: event.tags, content: event.content, sig: event.sig })) {
+      return { accept: false, message: 'invalid: bad event id or signature' };
+    }
+    if (policy === 'open') return ACCEPT;
+    try {
+      const decision = judge(event);
+      return decision instanceof Promise ? decision.catch((err: unknown) => failedClosed(event, err)) : decision;
+    } catch (err) {
+      return failedClosed(event, err);
+    }
+  }
+
   return {
+    admitNow,
     admit(value) {
-      const problem = eventShapeProblem(value);
-      if (problem !== null) return Promise.resolve({ accept: false, message: `invalid: ${problem}` });
-      const event = value as NostrEvent;
-      // A fresh object: nostr-tools remembers a verdict on the event object itself (a symbol key), which a copy of a tampered event would carry along.
-      if (verify && !verifyEvent({ id: event.id, pubkey: event.pubkey, created_at: event.created_at, kind: event.kind, tags: event.tags, content: event.content, sig: event.sig })) {
-        return Promise.resolve({ accept: false, message: 'invalid: bad event id or signature' });
-      }
-      if (policy === 'open') return Promise.resolve(ACCEPT);
-      try {
-        const decision = judge(event);
-        return decision instanceof Promise ? decision.catch((err: unknown) => failedClosed(event, err)) : Promise.resolve(decision);
-      } catch (err) {
-        return Promise.resolve(failedClosed(event, err));
-      }
+      const decision = admitNow(value);
+      return decision instanceof Promise ? decision : Promise.resolve(decision);
     },
     async close() {
+      closed = true;
+      await refreshing;
       await reader?.close();
       await owned?.knex.destroy();
     },

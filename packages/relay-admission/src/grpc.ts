@@ -61,6 +61,15 @@ export interface NauthzServer {
   close(): Promise<void>;
 }
 
+/** NIP-01's machine-readable prefixes of an `OK` message. */
+const OK_PREFIX = /^(?:blocked|error|invalid|restricted|rate-limited|pow|duplicate|mute|auth-required): /;
+
+/**
+ * A refusal's message without its NIP-01 prefix: nostr-rs-relay answers a DENY with
+ * `OK false "blocked: <message>"` (its `Notice::blocked`), so a prefix of ours would be doubled.
+ */
+export const withoutPrefix = (message: string) => message.replace(OK_PREFIX, '');
+
 /**
  * nostr-rs-relay's event admission server (`nauthz.Authorization/EventAdmit`, `[grpc]
  * event_admission_server` in its config.toml): only DECISION_PERMIT admits. The relay verifies
@@ -78,12 +87,12 @@ export async function startNauthzServer(options: NauthzServerOptions): Promise<N
       const deny = (message: string) => callback(null, { decision: 'DECISION_DENY', message });
       const wire = call.request.event;
       if (wire === null || wire === undefined) {
-        deny('invalid: no event');
+        deny('no event');
         return;
       }
       within(options.admission.admit(eventFromWire(wire)), timeoutMs, unavailable)
-        .then((decision) => callback(null, { decision: decision.accept ? 'DECISION_PERMIT' : 'DECISION_DENY', message: decision.message }))
-        .catch(() => callback(null, { decision: 'DECISION_DENY', message: unavailable().message }));
+        .then((decision) => callback(null, { decision: decision.accept ? 'DECISION_PERMIT' : 'DECISION_DENY', message: withoutPrefix(decision.message) }))
+        .catch(() => callback(null, { decision: 'DECISION_DENY', message: withoutPrefix(unavailable().message) }));
     },
   });
   const listen = options.listen ?? '127.0.0.1:50051';

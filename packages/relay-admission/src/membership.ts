@@ -16,9 +16,14 @@ const MAX_ENTRIES = 100_000;
  * (`nostr_pubkey`, `premium_until`) and cached for at most `ttlMs`. A cached premium still ends
  * exactly at its `premium_until` (it is compared with the clock at each decision), so a lapse is
  * never late; a new registration, link, unlink or purchase is seen within `ttlMs`.
+ *
+ * A standing used in the second half of its life is due: `takeDue` hands those pubkeys to
+ * whoever re-reads them in the background, so a pubkey in steady use never waits on the
+ * database. A standing is still never used after `freshUntil`, re-read or not.
  */
 export class Membership {
   private readonly cache = new Map<string, Standing>();
+  private readonly due = new Set<string>();
 
   /**
    * `runOn`, when given, runs the query's SQL elsewhere (the SQLite reader thread) instead of on
@@ -29,17 +34,51 @@ export class Membership {
     private readonly now: () => number,
     private readonly ttlMs: number,
     private readonly runOn?: (sql: string, bindings: readonly unknown[]) => Promise<unknown[]>,
+    /** Called when a first standing falls due (none was due before). */
+    private readonly onDue?: () => void,
   ) {}
+
+  /** This pubkey's cached standing while it is fresh. */
+  cached(pubkey: string): Standing | undefined {
+    const standing = this.cache.get(pubkey);
+    if (standing === undefined) return undefined;
+    const left = standing.freshUntil - this.now();
+    if (left <= 0) return undefined;
+    if (left * 2 < this.ttlMs) this.markDue(pubkey);
+    return standing;
+  }
+
+  /** Up to `max` pubkeys whose standings are due, no longer due once taken (one re-read since marked is enough). */
+  takeDue(max: number): string[] {
+    const now = this.now();
+    const taken: string[] = [];
+    for (const pubkey of this.due) {
+      if (taken.length === max) break;
+      this.due.delete(pubkey);
+      const standing = this.cache.get(pubkey);
+      if (standing !== undefined && (standing.freshUntil - now) * 2 < this.ttlMs) taken.push(pubkey);
+    }
+    return taken;
+  }
+
+  get dueCount(): number {
+    return this.due.size;
+  }
+
+  private markDue(pubkey: string): void {
+    if (this.due.has(pubkey)) return;
+    this.due.add(pubkey);
+    if (this.due.size === 1) this.onDue?.();
+  }
 
   /** The fresh cached standings of these pubkeys (lower-case hex), and those it must read. */
   lookup(pubkeys: readonly string[]): { found: Map<string, Standing>; missing: string[] } {
-    const now = this.now();
     const found = new Map<string, Standing>();
     const missing: string[] = [];
     for (const pubkey of pubkeys) {
       if (found.has(pubkey)) continue;
-      const cached = this.cache.get(pubkey);
-      if (cached !== undefined && cached.freshUntil > now) found.set(pubkey, cached);
+      const cached = this.cached(pubkey);
+      if (cached !== undefined) found.set(pubkey, cached);
       else if (!missing.includes(pubkey)) missing.push(pubkey);
     }
     return { found, missing };
@@ -63,7 +102,10 @@ export class Membership {
     }
     const byKey = new Map(rows.map((row) => [row.nostr_pubkey, readOptionalTime(row.premium_until)?.getTime() ?? null]));
     const freshUntil = this.now() + this.ttlMs;
-    if (this.ttlMs > 0 && this.cache.size + pubkeys.length > MAX_ENTRIES) this.cache.clear();
+    if (this.ttlMs > 0 && this.cache.size + pubkeys.length > MAX_ENTRIES) {
+      this.cache.clear();
+      this.due.clear();
+    }
     const found = new Map<string, Standing>();
     for (const pubkey of pubkeys) {
       const standing: Standing = { registered: byKey.has(pubkey), premiumUntil: byKey.get(pubkey) ?? null, freshUntil };

@@ -59,16 +59,17 @@ export async function runStrfryPlugin(options: StrfryPluginOptions): Promise<voi
       write({ id: request.id, action: 'reject', msg: `error: unknown request type ${JSON.stringify(request.type)}` });
       continue;
     }
-    const decision = await guard.decide(options.admission.admit(request.event));
+    const now = options.admission.admitNow(request.event);
+    const decision = now instanceof Promise ? await guard.decide(now) : now;
     write({ id: request.id, action: decision.accept ? 'accept' : 'reject', msg: decision.message });
   }
   guard.stop();
 }
 
 /**
- * The decision, or `unavailable()` once `timeoutMs` pass first. strfry asks one decision at a
- * time, so one timer serves them all, re-armed per decision: a timer made and cleared per line
- * was a measurable share of a cached decision's cost.
+ * A pending decision, or `unavailable()` once `timeoutMs` pass first. strfry asks one decision at
+ * a time, so one timer serves them all, re-armed per decision that waits on the database (a
+ * cached decision is written at once and never comes here).
  */
 function decisionGuard(timeoutMs: number) {
   let late: () => void = () => {};
