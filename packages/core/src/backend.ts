@@ -122,6 +122,7 @@ export async function createWalletBackend(config: WalletBackendConfig): Promise<
       version: OPENAPI_VERSION,
       description: 'Non-custodial multi-chain wallet backend.',
       serverUrl: settings.publicApiUrl,
+      errorCodes: new Map(declarations.flatMap((plugin) => (plugin.errors ?? []).flatMap((catalogue) => Object.entries(catalogue.specs).map(([code, spec]) => [code, spec.status] as const)))),
     }));
   const expectedMigrations = () => declarations.flatMap((plugin) => (plugin.migrations ?? []).map((migration) => ledgerIdOf(plugin.name, migration)));
   const core = coreExtensions({ settings, services, upstreamMetrics: recorder, backend: { openapi, capabilities: () => assembly.capabilities.assemble(), expectedMigrations } });

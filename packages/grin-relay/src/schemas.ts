@@ -20,18 +20,18 @@ const amountNanogrin = v.pipe(
   v.transform((value) => value.toString()),
 );
 
-export const createRequest = v.strictObject({
+export const createRequest = v.pipe(v.strictObject({
   recipient_user_id: uuid('recipient_user_id'),
   slate_id: uuid('slate_id'),
   slatepack,
   amount_nanogrin: amountNanogrin,
-});
+}), v.title('GrinRelayCreateRequest'));
 export const slateIdRequest = v.pipe(v.strictObject({ slate_id: uuid('slate_id') }), v.title('GrinRelaySlateIdRequest'));
-export const respondRequest = v.strictObject({ slate_id: uuid('slate_id'), response_slatepack: slatepack });
-export const finalizeRequest = v.strictObject({
+export const respondRequest = v.pipe(v.strictObject({ slate_id: uuid('slate_id'), response_slatepack: slatepack }), v.title('GrinRelayRespondRequest'));
+export const finalizeRequest = v.pipe(v.strictObject({
   slate_id: uuid('slate_id'),
   tx_hash: v.pipe(v.string('must be a string'), v.regex(/^[0-9a-fA-F]{64}$/, 'must be the 64-hex transaction hash')),
-});
+}), v.title('GrinRelayFinalizeRequest'));
 
 export const relayEntryResponse = v.pipe(v.object({
   slate_id: v.string(),
@@ -46,4 +46,4 @@ export const relayEntryResponse = v.pipe(v.object({
   updated_at: v.string(),
   expires_at: v.string(),
 }), v.title('GrinRelayEntry'));
-export const pendingResponse = v.object({ relays: v.array(relayEntryResponse) });
+export const pendingResponse = v.pipe(v.object({ relays: v.array(relayEntryResponse) }), v.title('GrinRelayPendingResponse'));

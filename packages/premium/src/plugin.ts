@@ -37,7 +37,8 @@ export function premiumPlugin(options: PremiumOptions = {}): WalletPlugin {
         premium_relay: terms !== null,
         ...(terms === null ? {} : { premium: { currency: terms.currency, plans: terms.plans.map((plan) => ({ ...plan })), relay_url: terms.relayUrl } }),
       }));
-      for (const route of premiumRoutes(service)) ctx.routes.add(route);
+      // Off, the routes still answer (`premium_off`) but this server's document leaves them out.
+      for (const route of premiumRoutes(service)) ctx.routes.add(terms !== null ? route : { ...route, openapi: 'internal' });
       registerPremiumMetrics(ctx);
     },
   };

@@ -67,7 +67,8 @@ export function tipsPlugin(options: TipsOptions = {}): WalletPlugin {
         const serveable = enabled && assets().some((asset) => asset !== 'grin');
         return { tips: serveable, ...(serveable ? { tip_assets: assets(), targeted_tips: targeted } : {}) };
       });
-      for (const route of tipsRoutes(service)) ctx.routes.add(route);
+      // Off, the routes still answer (`tips_off`) but this server's document leaves them out.
+      for (const route of tipsRoutes(service)) ctx.routes.add(enabled ? route : { ...route, openapi: 'internal' });
       registerTipMetrics(ctx);
       if (!enabled) return;
       ctx.scheduler.every('draft-gc', HOUR_MS, async ({ now, logger }) => {

@@ -132,8 +132,10 @@ describe('OpenAPI document lint (redocly, recommended ruleset)', function () {
     expect(body('/api/v1/wallet/utxo/balance')).to.deep.equal(ref('UtxoAddressRequest'));
     expect(body('/api/v1/wallet/grin/relay/cancel')).to.deep.equal(ref('GrinRelaySlateIdRequest'));
     // Nested too: a user's key list and the relay's pending list hold the named item type.
-    expect(json('/api/v1/users/{user_id}/keys', 'get').properties.keys.items).to.deep.equal(ref('UserKeyInfo'));
-    expect(json('/api/v1/wallet/grin/relay/pending', 'get').properties.relays.items).to.deep.equal(ref('GrinRelayEntry'));
+    expect(json('/api/v1/users/{user_id}/keys', 'get')).to.deep.equal(ref('UserKeysResponse'));
+    expect(schemas.UserKeysResponse.properties.keys.items).to.deep.equal(ref('UserKeyInfo'));
+    expect(json('/api/v1/wallet/grin/relay/pending', 'get')).to.deep.equal(ref('GrinRelayPendingResponse'));
+    expect(schemas.GrinRelayPendingResponse.properties.relays.items).to.deep.equal(ref('GrinRelayEntry'));
     // Every reference resolves, and no component is left unused.
     const text = JSON.stringify(document.paths) + JSON.stringify(schemas);
     for (const name of Object.keys(schemas)) expect(text, name).to.include(`"#/components/schemas/${name}"`);
@@ -141,7 +143,7 @@ describe('OpenAPI document lint (redocly, recommended ruleset)', function () {
 });
 
 describe('OpenAPI named schemas (v.title)', () => {
-  const route = (path: string, response: v.GenericSchema) => defineRoute({ method: 'GET', path, summary: path, auth: 'bearer', response, handler: () => ({}) });
+  const route = (path: string, response: v.GenericSchema) => defineRoute({ method: 'GET', path, operationId: `get${path.replace(/\W/g, '')}`, summary: path, auth: 'bearer', response, handler: () => ({}) });
   const build = (...routes: ReturnType<typeof route>[]) => buildOpenApiDocument(routes, { title: 't', version: '0' }) as Json;
 
   it('refuses two different schemas under one name, naming both routes', () => {

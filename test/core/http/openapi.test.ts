@@ -12,6 +12,7 @@ function demoPlugin(): WalletPlugin {
         defineRoute({
           method: 'GET',
           path: '/demo-internal/ping',
+          operationId: 'pingDemoInternal',
           summary: 'Internal probe',
           auth: 'none',
           openapi: 'internal',
@@ -22,6 +23,7 @@ function demoPlugin(): WalletPlugin {
         defineRoute({
           method: 'GET',
           path: '/demo/{item_id}',
+          operationId: 'getDemoItem',
           summary: 'One demo item',
           tags: ['demo'],
           auth: 'none',
@@ -79,7 +81,8 @@ eachDialect('OpenAPI document', (dialect) => {
     // Only rate-limited unauthenticated routes document 429.
     expect(paths['/api/v1/auth/logout'].post.responses).to.have.property('429');
     expect(paths['/api/v1/health'].get.responses).to.not.have.property('429');
-    const heights = paths['/api/v1/wallet/heights'].get.responses['200'].content['application/json'].schema;
+    expect(paths['/api/v1/wallet/heights'].get.responses['200'].content['application/json'].schema).to.deep.equal({ $ref: '#/components/schemas/ChainHeights' });
+    const heights = (await served()).components.schemas.ChainHeights;
     expect(Object.keys(heights.properties).sort()).to.deep.equal(['btc', 'grin', 'ltc', 'wow', 'xmr']);
   });
 
@@ -146,7 +149,8 @@ eachDialect('OpenAPI document', (dialect) => {
     const { paths } = await served();
     const refresh = paths['/api/v1/auth/refresh'].post;
     expect(refresh.requestBody.required).to.equal(true);
-    const schema = refresh.requestBody.content['application/json'].schema;
+    expect(refresh.requestBody.content['application/json'].schema).to.deep.equal({ $ref: '#/components/schemas/RefreshTokenRequest' });
+    const schema = (await served()).components.schemas.RefreshTokenRequest;
     expect(schema.type).to.equal('object');
     expect(schema.required).to.include('refresh_token');
     expect(schema.properties.refresh_token.type).to.equal('string');

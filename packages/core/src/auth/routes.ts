@@ -9,6 +9,8 @@ export function sessionRoutes(sessions: Sessions, users: UserRepository): AnyRou
     defineRoute({
       method: 'POST',
       path: '/auth/refresh',
+      operationId: 'refreshSession',
+      errors: ['invalid_refresh_token', 'account_erasure_pending'],
       summary: 'Rotate a refresh token: the old session is revoked and a fresh token pair issued',
       tags: ['auth'],
       auth: 'none',
@@ -20,6 +22,7 @@ export function sessionRoutes(sessions: Sessions, users: UserRepository): AnyRou
     defineRoute({
       method: 'POST',
       path: '/auth/logout',
+      operationId: 'logout',
       summary: 'Revoke the session of a refresh token (idempotent: an unknown, revoked or malformed token also answers 200)',
       tags: ['auth'],
       auth: 'none',
@@ -33,6 +36,7 @@ export function sessionRoutes(sessions: Sessions, users: UserRepository): AnyRou
     defineRoute({
       method: 'GET',
       path: '/auth/me',
+      operationId: 'getCurrentUser',
       summary: 'The calling user',
       tags: ['auth'],
       auth: 'bearer',

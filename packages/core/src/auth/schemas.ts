@@ -8,13 +8,13 @@ const jwt = v.pipe(
   v.regex(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/, 'must be a JWT'),
 );
 
-export const refreshTokenRequest = v.object({ refresh_token: jwt });
+export const refreshTokenRequest = v.pipe(v.object({ refresh_token: jwt }), v.title('RefreshTokenRequest'));
 
 /**
  * Logout is idempotent (spec › rule 4): any string, JWT or not, is answered 200; one that is no
  * session's token simply revokes nothing. Only the size bound is kept.
  */
-export const logoutRequest = v.object({ refresh_token: v.pipe(v.string('must be a string'), v.maxLength(4096, 'is too long')) });
+export const logoutRequest = v.pipe(v.object({ refresh_token: v.pipe(v.string('must be a string'), v.maxLength(4096, 'is too long')) }), v.title('LogoutRequest'));
 
 export const authResponse = v.pipe(v.object({
   access_token: v.string(),

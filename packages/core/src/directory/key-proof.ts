@@ -12,8 +12,8 @@ export function keyRegistrationMessage(input: { service: string; userId: string;
 }
 
 /** POST /keys: a submitted key plus, optionally, the key's own signature of `keyRegistrationMessage`. */
-export const registerKeyRequest = v.strictObject({
+export const registerKeyRequest = v.pipe(v.strictObject({
   ...submittedKey.entries,
   signature: v.optional(v.pipe(v.string('must be a string'), v.minLength(1, 'must not be empty'), v.maxLength(300, 'is too long'))),
-});
+}), v.title('RegisterKeyRequest'));
 export type RegisterKeyRequest = v.InferOutput<typeof registerKeyRequest>;

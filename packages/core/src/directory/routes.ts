@@ -23,6 +23,7 @@ const nip05Route = (directory: DirectoryService, root: boolean): AnyRoute =>
     method: 'GET',
     path: '/.well-known/nostr.json',
     root,
+    operationId: root ? 'getNip05DocumentAtRoot' : 'getNip05Document',
     summary: root ? 'NIP-05 directory document (site root)' : 'NIP-05 directory document',
     description: 'Maps a lower-cased username to its linked Nostr public key. An unknown name, an unlinked user or no name gives an empty document, never an error.',
     tags: ['directory'],
@@ -42,6 +43,7 @@ const nip05PreflightRoute = (root: boolean): AnyRoute =>
     method: 'OPTIONS',
     path: '/.well-known/nostr.json',
     root,
+    operationId: root ? 'preflightNip05DocumentAtRoot' : 'preflightNip05Document',
     summary: 'CORS preflight for the NIP-05 document',
     auth: 'none',
     successStatus: 204,
@@ -67,6 +69,7 @@ const usernameLookupRoute = (directory: DirectoryService, path: string, openapi:
   defineRoute({
     method: 'GET',
     path,
+    operationId: openapi === 'public' ? 'lookupUsername' : 'lookupUsernameByLegacyPath',
     summary: "Look up a handle's receiving keys",
     description: 'Case-insensitive. An unknown handle gets the same shape with `registered: false`.',
     tags: ['directory'],
@@ -88,6 +91,8 @@ export function directoryRoutes(directory: DirectoryService, usernames: Username
     defineRoute({
       method: 'POST',
       path: '/keys',
+      operationId: 'registerKey',
+      errors: ['key_invalid', 'key_proof_invalid'],
       summary: "Register or replace one of the caller's receiving keys",
       description:
         'Upsert on (user, asset, key type). Grin values are routed by form: a grin1/tgrin1 bech32 address goes to the slatepack-address row, a hex key to the primary row. With `signature` (the key signing the key-registration message, docs/wallet-integration.md) the key is stored as proven; only proven keys log in on websites and resolve a Grin address to its owner.',
@@ -101,6 +106,7 @@ export function directoryRoutes(directory: DirectoryService, usernames: Username
     defineRoute({
       method: 'GET',
       path: '/users/{user_id}/keys',
+      operationId: 'listUserKeys',
       summary: "A user's registered keys",
       tags: ['directory'],
       auth: 'none',
@@ -112,6 +118,8 @@ export function directoryRoutes(directory: DirectoryService, usernames: Username
     defineRoute({
       method: 'GET',
       path: '/users/{user_id}/keys/{asset}',
+      operationId: 'getUserKey',
+      errors: ['key_not_found'],
       summary: "A user's receiving key for one asset",
       tags: ['directory'],
       auth: 'none',
@@ -123,6 +131,7 @@ export function directoryRoutes(directory: DirectoryService, usernames: Username
     defineRoute({
       method: 'GET',
       path: '/users/me/username',
+      operationId: 'getMyUsername',
       summary: "The caller's username",
       tags: ['directory'],
       auth: 'bearer',
@@ -132,6 +141,8 @@ export function directoryRoutes(directory: DirectoryService, usernames: Username
     defineRoute({
       method: 'POST',
       path: '/users/me/username',
+      operationId: 'setMyUsername',
+      errors: ['username_invalid', 'username_unavailable'],
       summary: "Set the caller's username",
       description: 'Lower-cased; 3 to 30 characters of a-z, 0-9 and underscore; reserved handles refused.',
       tags: ['directory'],
@@ -144,6 +155,7 @@ export function directoryRoutes(directory: DirectoryService, usernames: Username
     defineRoute({
       method: 'GET',
       path: '/wallet/grin/address/{addr}/user',
+      operationId: 'getGrinAddressOwner',
       summary: 'The registered owner of a Grin address or key',
       description: 'Constant shape: `registered: false` with null fields when nobody registered it.',
       tags: ['directory', 'grin'],

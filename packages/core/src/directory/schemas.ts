@@ -19,29 +19,29 @@ export const userKeyInfo = v.pipe(v.object({
   proven: v.boolean(),
 }), v.title('UserKeyInfo'));
 
-export const userKeysResponse = v.object({ user_id: v.pipe(v.string(), v.uuid()), keys: v.array(userKeyInfo) });
+export const userKeysResponse = v.pipe(v.object({ user_id: v.pipe(v.string(), v.uuid()), keys: v.array(userKeyInfo) }), v.title('UserKeysResponse'));
 
 export const userIdParams = v.object({ user_id: v.pipe(v.string(), v.uuid('must be a UUID')) });
 export const userAssetParams = v.object({ user_id: v.pipe(v.string(), v.uuid('must be a UUID')), asset: assetSchema });
 
 export const usernameParams = v.object({ username: v.pipe(v.string(), v.maxLength(200, 'is too long')) });
-export const myUsernameResponse = v.object({ username: v.nullable(v.string()) });
-export const setUsernameRequest = v.strictObject({ username: v.pipe(v.string('must be a string'), v.maxLength(64, 'is too long')) });
-export const setUsernameResponse = v.object({ username: v.string() });
+export const myUsernameResponse = v.pipe(v.object({ username: v.nullable(v.string()) }), v.title('MyUsernameResponse'));
+export const setUsernameRequest = v.pipe(v.strictObject({ username: v.pipe(v.string('must be a string'), v.maxLength(64, 'is too long')) }), v.title('SetUsernameRequest'));
+export const setUsernameResponse = v.pipe(v.object({ username: v.string() }), v.title('SetUsernameResponse'));
 
-export const lookupUsernameResponse = v.object({
+export const lookupUsernameResponse = v.pipe(v.object({
   registered: v.boolean(),
   username: v.string(),
   user_id: v.nullable(v.pipe(v.string(), v.uuid())),
   keys: v.array(userKeyInfo),
-});
+}), v.title('LookupUsernameResponse'));
 
 export const grinAddressParams = v.object({ addr: v.pipe(v.string(), v.maxLength(200, 'is too long')) });
-export const grinAddressUserResponse = v.object({
+export const grinAddressUserResponse = v.pipe(v.object({
   registered: v.boolean(),
   user_id: v.nullable(v.pipe(v.string(), v.uuid())),
   username: v.nullable(v.string()),
-});
+}), v.title('GrinAddressOwnerResponse'));
 
 /** NIP-05 never refuses a query: anything that is not one plain name yields the empty document. */
 export const nip05Query = v.looseObject({ name: v.optional(v.unknown()) });

@@ -6,26 +6,26 @@ import { gateErrors } from './errors.js';
 import type { RegistrationPayments } from './payment.js';
 import type { ProofOfWork } from './pow.js';
 
-const powChallengeResponse = v.object({
+const powChallengeResponse = v.pipe(v.object({
   parameters: v.record(v.string(), v.unknown()),
   signature: v.optional(v.string()),
-});
+}), v.title('PowChallengeResponse'));
 
-const paymentInvoiceRequest = v.union(
+const paymentInvoiceRequest = v.pipe(v.union(
   [
     v.strictObject({ pubkey_hash: v.pipe(v.string(), v.regex(/^[0-9a-fA-F]{40}$/, 'must be 40 hex characters')) }),
     v.strictObject({ nostr_pubkey: v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/, 'must be a 64-hex Nostr public key')) }),
   ],
   'must carry exactly one of pubkey_hash or nostr_pubkey',
-);
+), v.title('PaymentInvoiceRequest'));
 
-const paymentInvoiceResponse = v.object({
+const paymentInvoiceResponse = v.pipe(v.object({
   invoice_id: v.string(),
   checkout_link: v.string(),
   amount: v.string(),
   currency: v.string(),
   expires_at: v.pipe(v.string(), v.isoTimestamp()),
-});
+}), v.title('PaymentInvoiceResponse'));
 
 export interface GateRouteDeps {
   pow: ProofOfWork;
@@ -39,6 +39,7 @@ export function gateRoutes(deps: GateRouteDeps): AnyRoute[] {
     defineRoute({
       method: 'POST',
       path: '/auth/pow-challenge',
+      operationId: 'createPowChallenge',
       summary: 'A stateless, HMAC-signed ALTCHA proof-of-work challenge',
       description: 'Solve it and send the base64 payload as `altcha_solution` when registering. See docs/wallet-integration.md.',
       tags: ['auth'],
@@ -49,6 +50,8 @@ export function gateRoutes(deps: GateRouteDeps): AnyRoute[] {
     defineRoute({
       method: 'POST',
       path: '/auth/payment-invoice',
+      operationId: 'createPaymentInvoice',
+      errors: ['payment_gate_off', 'already_registered', 'key_invalid', 'processor_unavailable'],
       summary: 'Create the registration invoice for a new wallet on the payment processor',
       tags: ['auth'],
       auth: 'none',

@@ -23,6 +23,6 @@ export { createClientIpResolver, normaliseIp, type ClientIpResolver } from './cl
 export { MemoryRateLimitStore, type RateLimitStore } from './rate-limit.js';
 export { DatabaseRateLimitStore } from './rate-limit-database.js';
 export { chooseRateLimitStore, RATE_LIMIT_SWEEP_TASK } from './rate-limit-choice.js';
-export { buildOpenApiDocument, OPENAPI_VERSION, type OpenApiInfo } from './openapi.js';
+export { buildOpenApiDocument, operationIdOf, operationIdProblems, OPENAPI_VERSION, type OpenApiInfo } from './openapi.js';
 export { readRawBody, parseJsonBody, isClientAbort } from './body.js';
 export { parseInput, safeIntegerText } from './validate.js';

@@ -10,6 +10,72 @@ export interface OpenApiInfo {
   version: string;
   description?: string;
   serverUrl?: string;
+  /**
+   * Every error code this server's catalogues declare, with its status (core's own when omitted):
+   * a route's declared `errors` are listed under their status, and a code no catalogue declares
+   * (a feature this server does not run) is left out.
+   */
+  errorCodes?: ReadonlyMap<string, number>;
+}
+
+/** camelCase, verb-first: a method name in any generated client. */
+const OPERATION_ID = /^[a-z][A-Za-z0-9]*$/;
+
+/** The kit's own codes, implied by a route's shape (pipeline.ts, body.ts, validate.ts, the guards). */
+function kitCodes(route: AnyRoute, status: number): string[] {
+  switch (status) {
+    case 400:
+      return route.neverRefuses === true ? [] : route.body ? ['invalid_request', 'invalid_json'] : ['invalid_request'];
+    case 401:
+      return route.auth === 'none' ? [] : ['unauthorized'];
+    case 413:
+      return route.body ? ['payload_too_large'] : [];
+    case 415:
+      return route.body ? ['unsupported_media_type'] : [];
+    case 429:
+      return route.auth === 'none' && route.rateLimit !== false ? ['rate_limited'] : [];
+    default:
+      return [];
+  }
+}
+
+/** The error codes of each error status of `route`: the kit's, then the route's declared ones this server knows. */
+function errorCodesOf(route: AnyRoute, codes: ReadonlyMap<string, number>): Map<number, Set<string>> {
+  const byStatus = new Map<number, Set<string>>();
+  const add = (status: number, code: string) => (byStatus.get(status) ?? byStatus.set(status, new Set()).get(status)!).add(code);
+  for (const status of [400, 401, 413, 415, 429]) for (const code of kitCodes(route, status)) add(status, code);
+  for (const code of route.errors ?? []) {
+    const status = codes.get(code);
+    if (status !== undefined) add(status, code);
+  }
+  return byStatus;
+}
+
+/**
+ * A route's operationId: the one it declares (every shipped route does), else one derived from
+ * its method and path (`getApiV1Things`), as before ids were declared, so an outside plugin's
+ * route is still documented.
+ */
+export const operationIdOf = (route: AnyRoute): string =>
+  route.operationId ?? `${route.method.toLowerCase()}${fullPath(route).replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ''))}`;
+
+/**
+ * Declared operationIds that are not camelCase or are declared twice: a generated client's method
+ * names must not collide. The boot refuses them (plugin/registry.ts), so a served document never does.
+ */
+export function operationIdProblems(routes: readonly AnyRoute[]): string[] {
+  const problems: string[] = [];
+  const seen = new Map<string, string>();
+  for (const route of routes) {
+    const id = route.operationId;
+    if (id === undefined) continue;
+    const where = `${route.method} ${fullPath(route)}`;
+    if (!OPERATION_ID.test(id)) problems.push(`operationId "${id}" of ${where} is not camelCase letters and digits`);
+    const first = seen.get(id);
+    if (first !== undefined) problems.push(`operationId "${id}" is declared by both ${first} and ${where}`);
+    else seen.set(id, where);
+  }
+  return problems;
 }
 
 export const OPENAPI_VERSION = '0.3.0';
@@ -67,7 +133,7 @@ function headersOf(route: AnyRoute, status: number): Json {
   return headers;
 }
 
-function responsesOf(route: AnyRoute, where: string, components: SchemaComponents): Json {
+function responsesOf(route: AnyRoute, where: string, components: SchemaComponents, codes: ReadonlyMap<string, number>): Json {
   const success = route.successStatus ?? 200;
   const responses: Json = {
     [success]: {
@@ -76,7 +142,8 @@ function responsesOf(route: AnyRoute, where: string, components: SchemaComponent
       ...(route.response ? { content: { 'application/json': { schema: components.convert(route.response, 'output', `${where} response`) } } } : {}),
     },
   };
-  const errorStatuses = new Set<number>(Object.keys(route.statuses ?? {}).map(Number));
+  const codesByStatus = errorCodesOf(route, codes);
+  const errorStatuses = new Set<number>([...Object.keys(route.statuses ?? {}).map(Number), ...codesByStatus.keys()]);
   const declaresInput = Boolean(route.body || route.query || route.params);
   // Every route but one that answers every input (NIP-05) refuses a NUL in its query string.
   if (route.neverRefuses !== true) errorStatuses.add(400);
@@ -88,6 +155,7 @@ function responsesOf(route: AnyRoute, where: string, components: SchemaComponent
     const fallback = status === 400 && !declaresInput ? NUL_IN_QUERY : STANDARD_ERRORS[status];
     responses[String(status)] = {
       description: route.statuses?.[status] ?? fallback ?? 'Error',
+      'x-error-codes': [...(codesByStatus.get(status) ?? [])].sort(),
       headers: headersOf(route, status),
       content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorResponse' } } },
     };
@@ -95,10 +163,10 @@ function responsesOf(route: AnyRoute, where: string, components: SchemaComponent
   return responses;
 }
 
-function operationOf(route: AnyRoute, components: SchemaComponents): Json {
+function operationOf(route: AnyRoute, components: SchemaComponents, codes: ReadonlyMap<string, number>): Json {
   const where = `${route.method} ${fullPath(route)}`;
   return {
-    operationId: `${route.method.toLowerCase()}${fullPath(route).replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ''))}`,
+    operationId: operationIdOf(route),
     summary: route.summary,
     ...(route.description ? { description: route.description } : {}),
     ...(route.tags ? { tags: route.tags } : {}),
@@ -107,21 +175,27 @@ function operationOf(route: AnyRoute, components: SchemaComponents): Json {
     ...(route.body
       ? { requestBody: { required: true, content: { 'application/json': { schema: components.convert(route.body, 'input', `${where} body`) } } } }
       : {}),
-    responses: responsesOf(route, where, components),
+    responses: responsesOf(route, where, components, codes),
   };
 }
 
 /**
  * The OpenAPI 3.1 document, generated from the same route declarations and valibot schemas
- * that validate requests, so the two cannot drift. Routes marked `internal` are left out.
+ * that validate requests, so the two cannot drift. Routes marked `internal` are left out. Every
+ * request and response body is a named component (`v.title`), every operation has its declared
+ * `operationId` (a route that declares none gets one derived from its path), and every error response lists its codes in `x-error-codes`
+ * (docs/decisions.md#openapi-for-generated-clients-issue-33).
  */
 export function buildOpenApiDocument(routes: readonly AnyRoute[], info: OpenApiInfo): Json {
+  const idProblems = operationIdProblems(routes);
+  if (idProblems.length > 0) throw new Error(`OpenAPI: ${idProblems.join('; ')}`);
+  const codes = info.errorCodes ?? new Map(Object.entries(coreErrors.specs).map(([code, spec]) => [code, spec.status]));
   const paths: Record<string, Json> = {};
   const components = new SchemaComponents(new Set(['ErrorResponse']));
   for (const route of routes) {
     if (route.openapi === 'internal') continue;
     const path = fullPath(route);
-    paths[path] = { ...(paths[path] ?? {}), [route.method.toLowerCase()]: operationOf(route, components) };
+    paths[path] = { ...(paths[path] ?? {}), [route.method.toLowerCase()]: operationOf(route, components, codes) };
   }
   return {
     openapi: '3.1.0',

@@ -58,6 +58,12 @@ export interface RouteDefinition<
   path: string;
   /** Mount at the site root instead of under `/api/v1` (NIP-05). */
   root?: boolean;
+  /**
+   * The operation's stable name in the OpenAPI document, camelCase and verb-first (`getCapabilities`,
+   * `createTip`): a generated client's method name. Every documented route needs one, unique in the
+   * backend; the document refuses to build without (docs/decisions.md#openapi-for-generated-clients-issue-33).
+   */
+  operationId?: string;
   summary: string;
   description?: string;
   tags?: string[];
@@ -71,6 +77,14 @@ export interface RouteDefinition<
   successStatus?: number;
   /** Further documented statuses and what they mean. */
   statuses?: Record<number, string>;
+  /**
+   * The catalogue error codes (`defineErrors`) the handler and its services can answer with. The
+   * document lists them per status (`x-error-codes`), with the kit's own codes the route's shape
+   * implies (`invalid_request`, `invalid_json`, `unauthorized`, `payload_too_large`,
+   * `unsupported_media_type`, `rate_limited`), so those need not be repeated here. A code of a
+   * feature this server does not run (no catalogue declares it) is left out of its document.
+   */
+  errors?: readonly string[];
   /** `internal` routes are served but left out of the public OpenAPI document (erasure). */
   openapi?: 'public' | 'internal';
   /** The unauthenticated-surface limiter; on by default for `auth: 'none'`, never for bearer routes. */

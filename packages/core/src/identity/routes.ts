@@ -31,6 +31,8 @@ export function identityRoutes(services: IdentityServices): AnyRoute[] {
     defineRoute({
       method: 'POST',
       path: '/auth/extension',
+      operationId: 'loginWithExtension',
+      errors: ['proof_invalid', 'proof_expired', 'proof_replayed', 'key_mismatch', 'duplicate_key', 'identity_conflict', 'key_invalid', 'key_proof_invalid', 'pow_required', 'pow_invalid', 'invite_invalid', 'payment_required', 'payment_invalid', 'account_erasure_pending'],
       summary: 'Register or log in with the BTC key (signed timestamp)',
       description: 'See docs/wallet-integration.md for the exact message. A known pubkey_hash logs in; a new one registers through the registration gates.',
       tags: ['auth'],
@@ -43,6 +45,8 @@ export function identityRoutes(services: IdentityServices): AnyRoute[] {
     defineRoute({
       method: 'POST',
       path: '/auth/check-restore',
+      operationId: 'checkRestore',
+      errors: ['restore_limited'],
       summary: 'Does a restored seed belong to a registered wallet?',
       tags: ['auth'],
       auth: 'none',
@@ -54,6 +58,8 @@ export function identityRoutes(services: IdentityServices): AnyRoute[] {
     defineRoute({
       method: 'POST',
       path: '/auth/nostr',
+      operationId: 'loginWithNostr',
+      errors: ['proof_invalid', 'proof_replayed', 'nostr_not_linked', 'account_erasure_pending'],
       summary: 'Log in with a linked Nostr key (NIP-98 `Authorization: Nostr …`)',
       tags: ['auth'],
       auth: 'none',
@@ -64,6 +70,7 @@ export function identityRoutes(services: IdentityServices): AnyRoute[] {
     defineRoute({
       method: 'GET',
       path: '/auth/nostr/link-challenge',
+      operationId: 'getNostrLinkChallenge',
       summary: 'A single-use nonce for linking a Nostr key to the caller',
       tags: ['auth'],
       auth: 'bearer',
@@ -73,6 +80,8 @@ export function identityRoutes(services: IdentityServices): AnyRoute[] {
     defineRoute({
       method: 'POST',
       path: '/auth/nostr/link',
+      operationId: 'linkNostr',
+      errors: ['proof_invalid', 'proof_replayed', 'nonce_invalid', 'nostr_already_linked', 'account_nostr_linked'],
       summary: "Link a Nostr key to the caller's account (signed action `nostr_link`)",
       tags: ['auth'],
       auth: 'bearer',
@@ -84,6 +93,7 @@ export function identityRoutes(services: IdentityServices): AnyRoute[] {
     defineRoute({
       method: 'GET',
       path: '/auth/nostr/register-challenge',
+      operationId: 'getNostrRegisterChallenge',
       summary: 'A single-use nonce for Nostr registration',
       tags: ['auth'],
       auth: 'none',
@@ -93,6 +103,8 @@ export function identityRoutes(services: IdentityServices): AnyRoute[] {
     defineRoute({
       method: 'POST',
       path: '/auth/nostr/register',
+      operationId: 'registerWithNostr',
+      errors: ['proof_invalid', 'proof_replayed', 'nonce_invalid', 'seed_registered_elsewhere', 'nostr_already_linked', 'identity_conflict', 'duplicate_key', 'key_invalid', 'key_proof_invalid', 'pow_required', 'pow_invalid', 'invite_invalid', 'payment_required', 'payment_invalid', 'account_erasure_pending'],
       summary: 'Register or log in by Nostr key (signed action `nostr_register`)',
       tags: ['auth'],
       auth: 'none',
@@ -104,6 +116,8 @@ export function identityRoutes(services: IdentityServices): AnyRoute[] {
     defineRoute({
       method: 'POST',
       path: '/auth/website/challenge',
+      operationId: 'createWebsiteChallenge',
+      errors: ['website_origin_invalid'],
       summary: 'An origin-bound challenge for website login',
       tags: ['auth'],
       auth: 'none',
@@ -115,6 +129,8 @@ export function identityRoutes(services: IdentityServices): AnyRoute[] {
     defineRoute({
       method: 'POST',
       path: '/auth/website/verify',
+      operationId: 'loginWithWebsite',
+      errors: ['website_origin_invalid', 'website_asset_invalid', 'website_signature_format', 'website_challenge_invalid', 'website_signature_invalid', 'website_wallet_unknown', 'account_erasure_pending'],
       summary: 'Log in on a website by signing its challenge with a registered key',
       tags: ['auth'],
       auth: 'none',

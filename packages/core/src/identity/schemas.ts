@@ -18,7 +18,7 @@ const gateInputs = {
   payment_invoice_id: v.optional(bounded(128)),
 };
 
-export const extensionRequest = v.strictObject({
+export const extensionRequest = v.pipe(v.strictObject({
   pubkey_hash: pubkeyHash,
   seed_fingerprint: seedFingerprint,
   keys: v.optional(keys, []),
@@ -26,20 +26,20 @@ export const extensionRequest = v.strictObject({
   signature: bounded(200),
   rotation_signature: v.optional(bounded(200)),
   ...gateInputs,
-});
+}), v.title('ExtensionLoginRequest'));
 
-export const checkRestoreRequest = v.strictObject({
+export const checkRestoreRequest = v.pipe(v.strictObject({
   seed_fingerprint: seedFingerprint,
   pubkey_hash: v.optional(pubkeyHash),
-});
-export const checkRestoreResponse = v.object({ exists: v.boolean(), valid: v.boolean() });
+}), v.title('CheckRestoreRequest'));
+export const checkRestoreResponse = v.pipe(v.object({ exists: v.boolean(), valid: v.boolean() }), v.title('CheckRestoreResponse'));
 
 export const nonceResponse = v.pipe(v.object({ nonce: v.string(), purpose: v.string(), expires_at: v.pipe(v.string(), v.isoTimestamp()) }), v.title('NonceResponse'));
 
-export const nostrLinkRequest = v.strictObject({ nostr_token: nostrToken, nonce });
-export const nostrLinkResponse = v.object({ nostr_pubkey: v.string() });
+export const nostrLinkRequest = v.pipe(v.strictObject({ nostr_token: nostrToken, nonce }), v.title('NostrLinkRequest'));
+export const nostrLinkResponse = v.pipe(v.object({ nostr_pubkey: v.string() }), v.title('NostrLinkResponse'));
 
-export const nostrRegisterRequest = v.strictObject({
+export const nostrRegisterRequest = v.pipe(v.strictObject({
   nostr_token: nostrToken,
   nonce,
   seed_fingerprint: seedFingerprint,
@@ -47,15 +47,15 @@ export const nostrRegisterRequest = v.strictObject({
   /** Bitcoin message signature of nostrMergeMessage by the BTC key an existing account proved: the only way to join it. */
   merge_signature: v.optional(bounded(200)),
   ...gateInputs,
-});
+}), v.title('NostrRegisterRequest'));
 
-export const websiteChallengeRequest = v.strictObject({ origin: bounded(200) });
-export const websiteChallengeResponse = v.object({ challenge: v.string(), challenge_id: v.string(), expires_at: v.pipe(v.string(), v.isoTimestamp()) });
+export const websiteChallengeRequest = v.pipe(v.strictObject({ origin: bounded(200) }), v.title('WebsiteChallengeRequest'));
+export const websiteChallengeResponse = v.pipe(v.object({ challenge: v.string(), challenge_id: v.string(), expires_at: v.pipe(v.string(), v.isoTimestamp()) }), v.title('WebsiteChallengeResponse'));
 
 /** Deliberately loose: the service answers format problems with the spec's literal messages, in its own order. */
-export const websiteVerifyRequest = v.strictObject({
+export const websiteVerifyRequest = v.pipe(v.strictObject({
   challenge_id: bounded(128),
   asset: bounded(16),
   public_key: bounded(200),
   signature: bounded(300),
-});
+}), v.title('WebsiteVerifyRequest'));

@@ -1,5 +1,5 @@
 import { withoutSecrets, type Settings } from '../config/index.js';
-import { fullPath, routeKey, type AnyRoute } from '../http/index.js';
+import { fullPath, operationIdProblems, routeKey, type AnyRoute } from '../http/index.js';
 import { checkMigrationSets } from '../storage/index.js';
 import type { PluginDeclaration, WalletPlugin } from './contract.js';
 
@@ -145,6 +145,7 @@ export class RouteRegistry {
       if (first !== undefined) problems.push(`route ${route.method} ${fullPath(route)} is declared by both ${first} and ${owner}`);
       else owners.set(key, owner);
     }
+    problems.push(...operationIdProblems(this.entries.map((entry) => entry.route)));
     return problems;
   }
 }

@@ -8,7 +8,52 @@ import type { CoreFeature } from '../extensions/index.js';
 import { coreMigrations } from '../storage/index.js';
 import { checkReadiness, notReadyError, READINESS_TIMEOUT_MS } from './readiness.js';
 
-const heightsResponse = v.object(Object.fromEntries(ASSETS.map((asset) => [asset, v.nullable(v.number())])));
+const heightsResponse = v.pipe(v.object(Object.fromEntries(ASSETS.map((asset) => [asset, v.nullable(v.number())]))), v.title('ChainHeights'));
+const healthResponse = v.pipe(v.object({ status: v.literal('ok') }), v.title('HealthResponse'));
+const readinessResponse = v.pipe(v.object({ status: v.literal('ready') }), v.title('ReadinessResponse'));
+const asset = v.picklist(ASSETS);
+
+/**
+ * `/capabilities` (spec › Capabilities rules): every key a contributor of this repository adds.
+ * Core's and the registration gates' keys are always present; a feature plugin's keys only when
+ * that plugin is installed (tips, premium, Grin relay, erasure), so they are optional. Not strict:
+ * a host's own plugin may contribute further keys. The capabilities test compares this list with
+ * a live response.
+ */
+export const capabilitiesResponse = v.pipe(
+  v.object({
+    /** The API version (the OpenAPI document's `info.version`). */
+    api_version: v.string(),
+    /** The enabled chains. */
+    chains: v.array(asset),
+    proof_of_work: v.boolean(),
+    invite_required: v.boolean(),
+    payment_required: v.boolean(),
+    /** The registration price while the payment gate is on, else null. */
+    registration_price: v.nullable(v.object({ amount: v.string(), currency: v.string() })),
+    /** Tips are serveable: the feature is on and a chain with addresses is enabled (tips plugin). */
+    tips: v.optional(v.boolean()),
+    /** While `tips`: the assets a tip can be made in. */
+    tip_assets: v.optional(v.array(asset)),
+    /** While `tips`: tips addressed to a handle are on. */
+    targeted_tips: v.optional(v.boolean()),
+    /** Premium is on (premium plugin). */
+    premium_relay: v.optional(v.boolean()),
+    /** While `premium_relay`: the plans, their currency and the relay they unlock. */
+    premium: v.optional(
+      v.object({
+        currency: v.string(),
+        plans: v.array(v.object({ id: v.string(), days: v.number(), amount: v.string() })),
+        relay_url: v.string(),
+      }),
+    ),
+    /** The Grin relay (grin-relay plugin); its limits while enabled. */
+    grin_relay: v.optional(v.object({ enabled: v.boolean(), expiry_hours: v.optional(v.number()), max_slatepack_bytes: v.optional(v.number()) })),
+    /** Self-service erasure and export are on (erasure plugin). */
+    erasure: v.optional(v.boolean()),
+  }),
+  v.title('CapabilitiesResponse'),
+);
 
 /**
  * Core's system surface, registered through the plugin contract like any feature: the core
@@ -36,11 +81,12 @@ export function systemPlugin(options: {
         defineRoute({
           method: 'GET',
           path: '/health',
+          operationId: 'getHealth',
           summary: 'Liveness',
           tags: ['system'],
           auth: 'none',
           rateLimit: false,
-          response: v.object({ status: v.literal('ok') }),
+          response: healthResponse,
           handler: () => ({ status: 'ok' }),
         }),
       );
@@ -48,6 +94,8 @@ export function systemPlugin(options: {
         defineRoute({
           method: 'GET',
           path: '/health/ready',
+          operationId: 'getReadiness',
+          errors: ['not_ready'],
           summary: 'Readiness: the database answers and every migration is applied',
           description:
             'Liveness (`/health`) says the process serves HTTP; readiness says it can serve requests: the database ' +
@@ -56,7 +104,7 @@ export function systemPlugin(options: {
           tags: ['system'],
           auth: 'none',
           rateLimit: false,
-          response: v.object({ status: v.literal('ready') }),
+          response: readinessResponse,
           statuses: { 503: 'Not ready (`not_ready`): the database is unreachable or too slow, or a migration is pending' },
           handler: async () => {
             const verdict = await checkReadiness(ctx.db.knex, core.backend.expectedMigrations(), options.readinessTimeoutMs);
@@ -69,11 +117,12 @@ export function systemPlugin(options: {
         defineRoute({
           method: 'GET',
           path: '/capabilities',
+          operationId: 'getCapabilities',
           summary: 'Enabled chains, features and registration gates',
           tags: ['system'],
           auth: 'none',
           rateLimit: false,
-          response: v.record(v.string(), v.unknown()),
+          response: capabilitiesResponse,
           handler: () => core.backend.capabilities(),
         }),
       );
@@ -81,6 +130,7 @@ export function systemPlugin(options: {
         defineRoute({
           method: 'GET',
           path: '/openapi.json',
+          operationId: 'getOpenApiDocument',
           summary: 'This API description (OpenAPI 3.1)',
           tags: ['system'],
           auth: 'none',
@@ -93,6 +143,7 @@ export function systemPlugin(options: {
         defineRoute({
           method: 'GET',
           path: '/wallet/heights',
+          operationId: 'getChainHeights',
           summary: 'Tip height per chain; null when the chain is disabled, unreachable or too slow',
           tags: ['chains'],
           auth: 'bearer',

@@ -15,6 +15,8 @@ export function grinRoutes(service: GrinChainService | null): AnyRoute[] {
     defineRoute({
       method: 'GET',
       path: '/wallet/grin/height',
+      operationId: 'getGrinHeight',
+      errors: ['chain_disabled', 'grin_node_unavailable'],
       summary: 'Grin chain tip height',
       tags: ['grin'],
       auth: 'bearer',
@@ -25,6 +27,8 @@ export function grinRoutes(service: GrinChainService | null): AnyRoute[] {
     defineRoute({
       method: 'POST',
       path: '/wallet/grin/scan',
+      operationId: 'scanGrinOutputs',
+      errors: ['chain_disabled', 'grin_node_unavailable'],
       summary: 'View-only scan of one page of the output set with a rewind hash',
       description: 'Rewinds each unspent output of the page with the rewind hash; returns the outputs it opens, their balance, and `next_index` to continue from until `complete`. The rewind hash is not stored.',
       tags: ['grin'],
@@ -37,6 +41,8 @@ export function grinRoutes(service: GrinChainService | null): AnyRoute[] {
     defineRoute({
       method: 'POST',
       path: '/wallet/grin/broadcast',
+      operationId: 'broadcastGrinTransaction',
+      errors: ['chain_disabled', 'grin_node_unavailable', 'grin_tx_rejected'],
       summary: 'Broadcast a finalized Grin transaction',
       tags: ['grin'],
       auth: 'bearer',

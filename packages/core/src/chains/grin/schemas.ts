@@ -3,16 +3,16 @@ import * as v from 'valibot';
 const hex = (length: number, what: string) => v.pipe(v.string(), v.regex(new RegExp(`^[0-9a-fA-F]{${length}}$`), `must be ${what}`));
 const commitment = hex(66, 'a 33-byte commitment in hex');
 
-export const grinHeightResponse = v.object({ height: v.number() });
+export const grinHeightResponse = v.pipe(v.object({ height: v.number() }), v.title('GrinHeightResponse'));
 
-export const grinScanRequest = v.strictObject({
+export const grinScanRequest = v.pipe(v.strictObject({
   rewind_hash: hex(64, 'the 64-hex rewind hash'),
   /** Output PMMR index to start from (1 = the beginning of the chain). */
   start_index: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1, 'must be at least 1')), 1),
   max: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1, 'must be at least 1'))),
-});
+}), v.title('GrinScanRequest'));
 
-export const grinScanResponse = v.object({
+export const grinScanResponse = v.pipe(v.object({
   outputs: v.array(
     v.object({
       commit: v.string(),
@@ -28,7 +28,7 @@ export const grinScanResponse = v.object({
   next_index: v.number(),
   highest_index: v.number(),
   complete: v.boolean(),
-});
+}), v.title('GrinScanResponse'));
 
 const feature = v.union([v.string(), v.record(v.string(), v.unknown())]);
 
@@ -49,10 +49,10 @@ export const grinTransaction = v.strictObject({
   }),
 });
 
-export const grinBroadcastRequest = v.strictObject({
+export const grinBroadcastRequest = v.pipe(v.strictObject({
   tx: grinTransaction,
   /** Skip Dandelion stem phase. */
   fluff: v.optional(v.boolean(), false),
-});
+}), v.title('GrinBroadcastRequest'));
 
 export const grinBroadcastResponse = v.pipe(v.object({ ok: v.literal(true) }), v.title('OkResponse'));
