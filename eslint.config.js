@@ -57,6 +57,11 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-unused-expressions': 'off', '@typescript-eslint/no-explicit-any': 'off' },
   },
   {
+    // The example web wallet's page script runs in a browser.
+    files: ['examples/web-wallet/app.js'],
+    languageOptions: { globals: { document: 'readonly', location: 'readonly', crypto: 'readonly' } },
+  },
+  {
     files: ['**/*.cjs'],
     languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly' } },
   },

@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -24,6 +26,26 @@ async function browserBundle(entry: string): Promise<{ bytes: number; gzipped: n
 }
 
 describe('@wallet/client: what a browser loads', () => {
+  it('its sources import only each other and the package’s own dependencies, and use no Node global (no node:, no @wallet/*, no test/)', () => {
+    const src = at('packages/client/src');
+    const manifest = JSON.parse(readFileSync(at('packages/client/package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    const dependencies = Object.keys(manifest.dependencies);
+    const files = readdirSync(src, { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.ts'));
+    expect(files.length).to.be.greaterThan(30);
+    for (const file of files) {
+      const source = readFileSync(join(src, file), 'utf8');
+      for (const [, specifier] of source.matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire\s*\(\s*)['"]([^'"]+)['"]/g)) {
+        if (specifier!.startsWith('.')) {
+          expect(join(src, file, '..', specifier!).startsWith(src), `${file} imports ${specifier} from outside the package`).to.equal(true);
+          continue;
+        }
+        const name = specifier!.startsWith('@') ? specifier!.split('/').slice(0, 2).join('/') : specifier!.split('/')[0]!;
+        expect(dependencies, `${file} imports ${specifier}`).to.include(name);
+      }
+      expect(source, `${file} uses a Node global`).not.to.match(/\bBuffer\b|\bprocess\.|\brequire\(/);
+    }
+  });
+
   it(`the main entry (HTTP client, BTC/LTC and Nostr proofs, signed actions, ALTCHA, tips) bundles for a browser under ${MAIN_BUDGET / 1024} kB min+gzip`, async function () {
     this.timeout(60_000);
     const main = await browserBundle('packages/client/src/index.ts');

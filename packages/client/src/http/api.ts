@@ -9,7 +9,7 @@ export interface paths {
             cookie?: never;
         };
         /** Liveness */
-        get: operations["getApiV1Health"];
+        get: operations["getHealth"];
         put?: never;
         post?: never;
         delete?: never;
@@ -29,7 +29,7 @@ export interface paths {
          * Readiness: the database answers and every migration is applied
          * @description Liveness (`/health`) says the process serves HTTP; readiness says it can serve requests: the database answers a trivial query and every core and plugin migration is applied, within 2000 ms. Otherwise 503 `not_ready`, whose `details[0].path` names the failed check (`database` or `migrations`).
          */
-        get: operations["getApiV1HealthReady"];
+        get: operations["getReadiness"];
         put?: never;
         post?: never;
         delete?: never;
@@ -46,7 +46,7 @@ export interface paths {
             cookie?: never;
         };
         /** Enabled chains, features and registration gates */
-        get: operations["getApiV1Capabilities"];
+        get: operations["getCapabilities"];
         put?: never;
         post?: never;
         delete?: never;
@@ -63,7 +63,7 @@ export interface paths {
             cookie?: never;
         };
         /** Tip height per chain; null when the chain is disabled, unreachable or too slow */
-        get: operations["getApiV1WalletHeights"];
+        get: operations["getChainHeights"];
         put?: never;
         post?: never;
         delete?: never;
@@ -82,7 +82,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Rotate a refresh token: the old session is revoked and a fresh token pair issued */
-        post: operations["postApiV1AuthRefresh"];
+        post: operations["refreshSession"];
         delete?: never;
         options?: never;
         head?: never;
@@ -99,7 +99,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Revoke the session of a refresh token (idempotent: an unknown, revoked or malformed token also answers 200) */
-        post: operations["postApiV1AuthLogout"];
+        post: operations["logout"];
         delete?: never;
         options?: never;
         head?: never;
@@ -114,7 +114,7 @@ export interface paths {
             cookie?: never;
         };
         /** The calling user */
-        get: operations["getApiV1AuthMe"];
+        get: operations["getCurrentUser"];
         put?: never;
         post?: never;
         delete?: never;
@@ -136,7 +136,7 @@ export interface paths {
          * Register or log in with the BTC key (signed timestamp)
          * @description See docs/wallet-integration.md for the exact message. A known pubkey_hash logs in; a new one registers through the registration gates.
          */
-        post: operations["postApiV1AuthExtension"];
+        post: operations["loginWithExtension"];
         delete?: never;
         options?: never;
         head?: never;
@@ -153,7 +153,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Does a restored seed belong to a registered wallet? */
-        post: operations["postApiV1AuthCheckRestore"];
+        post: operations["checkRestore"];
         delete?: never;
         options?: never;
         head?: never;
@@ -170,7 +170,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Log in with a linked Nostr key (NIP-98 `Authorization: Nostr …`) */
-        post: operations["postApiV1AuthNostr"];
+        post: operations["loginWithNostr"];
         delete?: never;
         options?: never;
         head?: never;
@@ -185,7 +185,7 @@ export interface paths {
             cookie?: never;
         };
         /** A single-use nonce for linking a Nostr key to the caller */
-        get: operations["getApiV1AuthNostrLinkChallenge"];
+        get: operations["getNostrLinkChallenge"];
         put?: never;
         post?: never;
         delete?: never;
@@ -204,7 +204,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Link a Nostr key to the caller's account (signed action `nostr_link`) */
-        post: operations["postApiV1AuthNostrLink"];
+        post: operations["linkNostr"];
         delete?: never;
         options?: never;
         head?: never;
@@ -219,7 +219,7 @@ export interface paths {
             cookie?: never;
         };
         /** A single-use nonce for Nostr registration */
-        get: operations["getApiV1AuthNostrRegisterChallenge"];
+        get: operations["getNostrRegisterChallenge"];
         put?: never;
         post?: never;
         delete?: never;
@@ -238,7 +238,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Register or log in by Nostr key (signed action `nostr_register`) */
-        post: operations["postApiV1AuthNostrRegister"];
+        post: operations["registerWithNostr"];
         delete?: never;
         options?: never;
         head?: never;
@@ -255,7 +255,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** An origin-bound challenge for website login */
-        post: operations["postApiV1AuthWebsiteChallenge"];
+        post: operations["createWebsiteChallenge"];
         delete?: never;
         options?: never;
         head?: never;
@@ -272,7 +272,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Log in on a website by signing its challenge with a registered key */
-        post: operations["postApiV1AuthWebsiteVerify"];
+        post: operations["loginWithWebsite"];
         delete?: never;
         options?: never;
         head?: never;
@@ -292,7 +292,7 @@ export interface paths {
          * A stateless, HMAC-signed ALTCHA proof-of-work challenge
          * @description Solve it and send the base64 payload as `altcha_solution` when registering. See docs/wallet-integration.md.
          */
-        post: operations["postApiV1AuthPowChallenge"];
+        post: operations["createPowChallenge"];
         delete?: never;
         options?: never;
         head?: never;
@@ -309,7 +309,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Create the registration invoice for a new wallet on the payment processor */
-        post: operations["postApiV1AuthPaymentInvoice"];
+        post: operations["createPaymentInvoice"];
         delete?: never;
         options?: never;
         head?: never;
@@ -327,7 +327,7 @@ export interface paths {
          * Look up a handle's receiving keys
          * @description Case-insensitive. An unknown handle gets the same shape with `registered: false`.
          */
-        get: operations["getApiV1UsernamesUsername"];
+        get: operations["lookupUsername"];
         put?: never;
         post?: never;
         delete?: never;
@@ -347,7 +347,7 @@ export interface paths {
          * NIP-05 directory document (site root)
          * @description Maps a lower-cased username to its linked Nostr public key. An unknown name, an unlinked user or no name gives an empty document, never an error.
          */
-        get: operations["getWellKnownNostrJson"];
+        get: operations["getNip05DocumentAtRoot"];
         put?: never;
         post?: never;
         delete?: never;
@@ -367,7 +367,7 @@ export interface paths {
          * NIP-05 directory document
          * @description Maps a lower-cased username to its linked Nostr public key. An unknown name, an unlinked user or no name gives an empty document, never an error.
          */
-        get: operations["getApiV1WellKnownNostrJson"];
+        get: operations["getNip05Document"];
         put?: never;
         post?: never;
         delete?: never;
@@ -389,7 +389,7 @@ export interface paths {
          * Register or replace one of the caller's receiving keys
          * @description Upsert on (user, asset, key type). Grin values are routed by form: a grin1/tgrin1 bech32 address goes to the slatepack-address row, a hex key to the primary row. With `signature` (the key signing the key-registration message, docs/wallet-integration.md) the key is stored as proven; only proven keys log in on websites and resolve a Grin address to its owner.
          */
-        post: operations["postApiV1Keys"];
+        post: operations["registerKey"];
         delete?: never;
         options?: never;
         head?: never;
@@ -404,7 +404,7 @@ export interface paths {
             cookie?: never;
         };
         /** A user's registered keys */
-        get: operations["getApiV1UsersUserIdKeys"];
+        get: operations["listUserKeys"];
         put?: never;
         post?: never;
         delete?: never;
@@ -421,7 +421,7 @@ export interface paths {
             cookie?: never;
         };
         /** A user's receiving key for one asset */
-        get: operations["getApiV1UsersUserIdKeysAsset"];
+        get: operations["getUserKey"];
         put?: never;
         post?: never;
         delete?: never;
@@ -438,13 +438,13 @@ export interface paths {
             cookie?: never;
         };
         /** The caller's username */
-        get: operations["getApiV1UsersMeUsername"];
+        get: operations["getMyUsername"];
         put?: never;
         /**
          * Set the caller's username
          * @description Lower-cased; 3 to 30 characters of a-z, 0-9 and underscore; reserved handles refused.
          */
-        post: operations["postApiV1UsersMeUsername"];
+        post: operations["setMyUsername"];
         delete?: never;
         options?: never;
         head?: never;
@@ -462,7 +462,7 @@ export interface paths {
          * The registered owner of a Grin address or key
          * @description Constant shape: `registered: false` with null fields when nobody registered it.
          */
-        get: operations["getApiV1WalletGrinAddressAddrUser"];
+        get: operations["getGrinAddressOwner"];
         put?: never;
         post?: never;
         delete?: never;
@@ -479,7 +479,7 @@ export interface paths {
             cookie?: never;
         };
         /** Grin chain tip height */
-        get: operations["getApiV1WalletGrinHeight"];
+        get: operations["getGrinHeight"];
         put?: never;
         post?: never;
         delete?: never;
@@ -501,7 +501,7 @@ export interface paths {
          * View-only scan of one page of the output set with a rewind hash
          * @description Rewinds each unspent output of the page with the rewind hash; returns the outputs it opens, their balance, and `next_index` to continue from until `complete`. The rewind hash is not stored.
          */
-        post: operations["postApiV1WalletGrinScan"];
+        post: operations["scanGrinOutputs"];
         delete?: never;
         options?: never;
         head?: never;
@@ -518,7 +518,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Broadcast a finalized Grin transaction */
-        post: operations["postApiV1WalletGrinBroadcast"];
+        post: operations["broadcastGrinTransaction"];
         delete?: never;
         options?: never;
         head?: never;
@@ -535,7 +535,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Confirmed and unconfirmed balance of an address (satoshis) */
-        post: operations["postApiV1WalletUtxoBalance"];
+        post: operations["getUtxoBalance"];
         delete?: never;
         options?: never;
         head?: never;
@@ -552,7 +552,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Confirmed and mempool transactions of an address */
-        post: operations["postApiV1WalletUtxoHistory"];
+        post: operations["getUtxoHistory"];
         delete?: never;
         options?: never;
         head?: never;
@@ -569,7 +569,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Unspent outputs of an address */
-        post: operations["postApiV1WalletUtxoUtxos"];
+        post: operations["listUtxos"];
         delete?: never;
         options?: never;
         head?: never;
@@ -586,7 +586,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Fee rate (sat/vB) to confirm within `blocks` */
-        post: operations["postApiV1WalletUtxoFee"];
+        post: operations["estimateUtxoFee"];
         delete?: never;
         options?: never;
         head?: never;
@@ -603,7 +603,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Best-chain tip height */
-        post: operations["postApiV1WalletUtxoTip"];
+        post: operations["getUtxoTip"];
         delete?: never;
         options?: never;
         head?: never;
@@ -620,7 +620,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Broadcast a signed transaction */
-        post: operations["postApiV1WalletUtxoBroadcast"];
+        post: operations["broadcastUtxoTransaction"];
         delete?: never;
         options?: never;
         head?: never;
@@ -637,7 +637,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Register a view-only account at the light-wallet server (idempotent) */
-        post: operations["postApiV1WalletLwsRegister"];
+        post: operations["registerLwsAccount"];
         delete?: never;
         options?: never;
         head?: never;
@@ -654,7 +654,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Balance and scan state (atomic units, strings) */
-        post: operations["postApiV1WalletLwsBalance"];
+        post: operations["getLwsBalance"];
         delete?: never;
         options?: never;
         head?: never;
@@ -671,7 +671,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Confirmed and mempool transactions */
-        post: operations["postApiV1WalletLwsHistory"];
+        post: operations["getLwsHistory"];
         delete?: never;
         options?: never;
         head?: never;
@@ -688,7 +688,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Unspent outputs and fee parameters */
-        post: operations["postApiV1WalletLwsUnspentOuts"];
+        post: operations["getLwsUnspentOutputs"];
         delete?: never;
         options?: never;
         head?: never;
@@ -705,7 +705,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Decoy outputs for ring construction */
-        post: operations["postApiV1WalletLwsRandomOuts"];
+        post: operations["getLwsRandomOutputs"];
         delete?: never;
         options?: never;
         head?: never;
@@ -722,7 +722,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Submit a signed transaction */
-        post: operations["postApiV1WalletLwsSubmitTx"];
+        post: operations["submitLwsTransaction"];
         delete?: never;
         options?: never;
         head?: never;
@@ -739,7 +739,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Daemon chain height */
-        post: operations["postApiV1WalletLwsHeight"];
+        post: operations["getLwsHeight"];
         delete?: never;
         options?: never;
         head?: never;
@@ -756,7 +756,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Confirmations of a transaction */
-        post: operations["postApiV1WalletLwsConfirmations"];
+        post: operations["getLwsConfirmations"];
         delete?: never;
         options?: never;
         head?: never;
@@ -774,7 +774,7 @@ export interface paths {
          * Latest cached fiat prices per asset
          * @description Served from the cache the refresh task fills; never waits on the feed. `stale` is true when the last refresh is older than three intervals.
          */
-        get: operations["getApiV1Prices"];
+        get: operations["getPrices"];
         put?: never;
         post?: never;
         delete?: never;
@@ -791,7 +791,7 @@ export interface paths {
             cookie?: never;
         };
         /** The operator’s landing-page texts (title, tagline, announcement, contact URL) */
-        get: operations["getApiV1Landing"];
+        get: operations["getLanding"];
         put?: never;
         post?: never;
         delete?: never;
@@ -810,7 +810,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Leave a slatepack for a registered recipient */
-        post: operations["postApiV1WalletGrinRelayCreate"];
+        post: operations["createGrinRelay"];
         delete?: never;
         options?: never;
         head?: never;
@@ -825,7 +825,7 @@ export interface paths {
             cookie?: never;
         };
         /** Entries awaiting the caller’s response (oldest first, at most 100) */
-        get: operations["getApiV1WalletGrinRelayPending"];
+        get: operations["listPendingGrinRelays"];
         put?: never;
         post?: never;
         delete?: never;
@@ -844,7 +844,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** One entry the caller is a party to */
-        post: operations["postApiV1WalletGrinRelayGet"];
+        post: operations["getGrinRelay"];
         delete?: never;
         options?: never;
         head?: never;
@@ -861,7 +861,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** The recipient’s response slatepack (pending recipient → pending_sender) */
-        post: operations["postApiV1WalletGrinRelayRespond"];
+        post: operations["respondGrinRelay"];
         delete?: never;
         options?: never;
         head?: never;
@@ -878,7 +878,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** The sender records the finalized transaction hash (pending_sender → finalized) */
-        post: operations["postApiV1WalletGrinRelayFinalize"];
+        post: operations["finalizeGrinRelay"];
         delete?: never;
         options?: never;
         head?: never;
@@ -895,7 +895,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Either party cancels an entry that is not finalized */
-        post: operations["postApiV1WalletGrinRelayCancel"];
+        post: operations["cancelGrinRelay"];
         delete?: never;
         options?: never;
         head?: never;
@@ -912,7 +912,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Create a public or targeted tip (as a draft, or with its funding) */
-        post: operations["postApiV1TipsSocial"];
+        post: operations["createTip"];
         delete?: never;
         options?: never;
         head?: never;
@@ -927,7 +927,7 @@ export interface paths {
             cookie?: never;
         };
         /** The caller’s sent tips, newest first (at most 200) */
-        get: operations["getApiV1TipsSocialSent"];
+        get: operations["listSentTips"];
         put?: never;
         post?: never;
         delete?: never;
@@ -944,7 +944,7 @@ export interface paths {
             cookie?: never;
         };
         /** Targeted tips addressed to the caller that are not settled, newest first */
-        get: operations["getApiV1TipsSocialInbox"];
+        get: operations["listInboxTips"];
         put?: never;
         post?: never;
         delete?: never;
@@ -961,7 +961,7 @@ export interface paths {
             cookie?: never;
         };
         /** Targeted tips the caller can claim now, newest first */
-        get: operations["getApiV1TipsSocialClaimable"];
+        get: operations["listClaimableTips"];
         put?: never;
         post?: never;
         delete?: never;
@@ -980,7 +980,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Attach the funding transaction to a draft (draft → pending_confirmation); the same txid again is idempotent */
-        post: operations["postApiV1TipsSocialTipIdAttachFunding"];
+        post: operations["attachTipFunding"];
         delete?: never;
         options?: never;
         head?: never;
@@ -997,7 +997,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Cancel the caller’s draft (a funded tip is recovered by clawback) */
-        post: operations["postApiV1TipsSocialTipIdCancel"];
+        post: operations["cancelTip"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1014,7 +1014,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Claim a funded tip: the encrypted claim key and the tip address (→ claiming) */
-        post: operations["postApiV1TipsSocialTipIdClaim"];
+        post: operations["claimTip"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1031,7 +1031,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** The sender takes the tip back while no sweep has confirmed (→ clawed_back) */
-        post: operations["postApiV1TipsSocialTipIdClawback"];
+        post: operations["clawbackTip"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1048,7 +1048,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Record the sweep txid of a tip the caller claimed (the first recorded txid wins and is never overwritten) */
-        post: operations["postApiV1TipsSocialTipIdConfirmSweep"];
+        post: operations["confirmTipSweep"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1063,7 +1063,7 @@ export interface paths {
             cookie?: never;
         };
         /** What a share URL’s holder may see before signing in (the id is the credential) */
-        get: operations["getApiV1TipsSocialTipIdPublic"];
+        get: operations["getPublicTip"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1082,7 +1082,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Create a processor invoice for a premium plan, bound to the caller */
-        post: operations["postApiV1PremiumInvoice"];
+        post: operations["createPremiumInvoice"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1099,7 +1099,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Redeem a settled invoice: consume it and extend premium by its plan’s days */
-        post: operations["postApiV1PremiumActivate"];
+        post: operations["activatePremium"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1114,7 +1114,7 @@ export interface paths {
             cookie?: never;
         };
         /** The caller’s premium period, whether the relay admits it as premium, and its invoices */
-        get: operations["getApiV1PremiumStatus"];
+        get: operations["getPremiumStatus"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1150,6 +1150,55 @@ export interface components {
             tip_id: string;
             /** @enum {string} */
             status: "draft" | "pending_confirmation" | "pending" | "claiming" | "claimed" | "funding_mismatch" | "cancelled" | "clawed_back";
+        };
+        /** CapabilitiesResponse */
+        CapabilitiesResponse: {
+            api_version: string;
+            chains: ("btc" | "ltc" | "xmr" | "wow" | "grin")[];
+            proof_of_work: boolean;
+            invite_required: boolean;
+            payment_required: boolean;
+            registration_price: {
+                amount: string;
+                currency: string;
+            } | null;
+            tips?: boolean;
+            tip_assets?: ("btc" | "ltc" | "xmr" | "wow" | "grin")[];
+            targeted_tips?: boolean;
+            premium_relay?: boolean;
+            premium?: {
+                currency: string;
+                plans: {
+                    id: string;
+                    days: number;
+                    amount: string;
+                }[];
+                relay_url: string;
+            };
+            grin_relay?: {
+                enabled: boolean;
+                expiry_hours?: number;
+                max_slatepack_bytes?: number;
+            };
+            erasure?: boolean;
+        };
+        /** ChainHeights */
+        ChainHeights: {
+            btc: number | null;
+            ltc: number | null;
+            xmr: number | null;
+            wow: number | null;
+            grin: number | null;
+        };
+        /** CheckRestoreRequest */
+        CheckRestoreRequest: {
+            seed_fingerprint: string;
+            pubkey_hash?: string;
+        };
+        /** CheckRestoreResponse */
+        CheckRestoreResponse: {
+            exists: boolean;
+            valid: boolean;
         };
         /** ClaimTipResponse */
         ClaimTipResponse: {
@@ -1211,6 +1260,73 @@ export interface components {
             status: "draft" | "pending_confirmation" | "pending" | "claiming" | "claimed" | "funding_mismatch" | "cancelled" | "clawed_back";
             share_url: string;
         };
+        /** ExtensionLoginRequest */
+        ExtensionLoginRequest: {
+            pubkey_hash: string;
+            seed_fingerprint: string;
+            /** @default [] */
+            keys: {
+                /** @enum {string} */
+                asset: "btc" | "ltc" | "xmr" | "wow" | "grin";
+                public_key: string;
+                public_spend_key?: string | null;
+            }[];
+            timestamp: number;
+            signature: string;
+            rotation_signature?: string;
+            altcha_solution?: string;
+            invite_code?: string;
+            payment_invoice_id?: string;
+        };
+        /** GrinAddressOwnerResponse */
+        GrinAddressOwnerResponse: {
+            registered: boolean;
+            user_id: string | null;
+            username: string | null;
+        };
+        /** GrinBroadcastRequest */
+        GrinBroadcastRequest: {
+            tx: {
+                offset: string;
+                body: {
+                    inputs: (string | {
+                        features?: string | {
+                            [key: string]: unknown;
+                        };
+                        commit: string;
+                    })[];
+                    outputs: {
+                        features: string | {
+                            [key: string]: unknown;
+                        };
+                        commit: string;
+                        proof: string;
+                    }[];
+                    kernels: {
+                        features: string | {
+                            [key: string]: unknown;
+                        };
+                        excess: string;
+                        excess_sig: string;
+                    }[];
+                };
+            };
+            /** @default false */
+            fluff: boolean;
+        };
+        /** GrinHeightResponse */
+        GrinHeightResponse: {
+            height: number;
+        };
+        /** GrinRelayCreateRequest */
+        GrinRelayCreateRequest: {
+            /** Format: uuid */
+            recipient_user_id: string;
+            /** Format: uuid */
+            slate_id: string;
+            slatepack: string;
+            amount_nanogrin: number | string;
+        };
         /** GrinRelayEntry */
         GrinRelayEntry: {
             slate_id: string;
@@ -1226,10 +1342,53 @@ export interface components {
             updated_at: string;
             expires_at: string;
         };
+        /** GrinRelayFinalizeRequest */
+        GrinRelayFinalizeRequest: {
+            /** Format: uuid */
+            slate_id: string;
+            tx_hash: string;
+        };
+        /** GrinRelayPendingResponse */
+        GrinRelayPendingResponse: {
+            relays: components["schemas"]["GrinRelayEntry"][];
+        };
+        /** GrinRelayRespondRequest */
+        GrinRelayRespondRequest: {
+            /** Format: uuid */
+            slate_id: string;
+            response_slatepack: string;
+        };
         /** GrinRelaySlateIdRequest */
         GrinRelaySlateIdRequest: {
             /** Format: uuid */
             slate_id: string;
+        };
+        /** GrinScanRequest */
+        GrinScanRequest: {
+            rewind_hash: string;
+            /** @default 1 */
+            start_index: number;
+            max?: number;
+        };
+        /** GrinScanResponse */
+        GrinScanResponse: {
+            outputs: {
+                commit: string;
+                value: string;
+                height: number;
+                mmr_index: number;
+                is_coinbase: boolean;
+                lock_height: number;
+            }[];
+            balance: string;
+            next_index: number;
+            highest_index: number;
+            complete: boolean;
+        };
+        /** HealthResponse */
+        HealthResponse: {
+            /** @constant */
+            status: "ok";
         };
         /** InboxTip */
         InboxTip: {
@@ -1248,12 +1407,139 @@ export interface components {
         InboxTipsResponse: {
             tips: components["schemas"]["InboxTip"][];
         };
+        /** LogoutRequest */
+        LogoutRequest: {
+            refresh_token: string;
+        };
+        /** LookupUsernameResponse */
+        LookupUsernameResponse: {
+            registered: boolean;
+            username: string;
+            user_id: string | null;
+            keys: components["schemas"]["UserKeyInfo"][];
+        };
+        /** LwsAssetRequest */
+        LwsAssetRequest: {
+            /** @enum {string} */
+            asset: "xmr" | "wow";
+        };
+        /** LwsBalanceResponse */
+        LwsBalanceResponse: {
+            /** @enum {string} */
+            asset: "xmr" | "wow";
+            total_received: string;
+            total_sent: string;
+            locked_funds: string;
+            balance: string;
+            scanned_height: number;
+            scanned_block_height: number;
+            blockchain_height: number;
+            start_height: number;
+        };
+        /** LwsConfirmationsRequest */
+        LwsConfirmationsRequest: {
+            /** @enum {string} */
+            asset: "xmr" | "wow";
+            txid: string;
+        };
+        /** LwsConfirmationsResponse */
+        LwsConfirmationsResponse: {
+            /** @enum {string} */
+            asset: "xmr" | "wow";
+            txid: string;
+            found: boolean;
+            in_pool: boolean;
+            block_height: number | null;
+            confirmations: number;
+        };
+        /** LwsHeightResponse */
+        LwsHeightResponse: {
+            /** @enum {string} */
+            asset: "xmr" | "wow";
+            height: number;
+        };
+        /** LwsHistoryResponse */
+        LwsHistoryResponse: {
+            /** @enum {string} */
+            asset: "xmr" | "wow";
+            scanned_height: number;
+            blockchain_height: number;
+            confirmed: {
+                id: number;
+                hash: string;
+                total_received: string;
+                total_sent: string;
+                height: number | null;
+                mempool: boolean;
+            }[];
+            mempool: {
+                id: number;
+                hash: string;
+                total_received: string;
+                total_sent: string;
+                height: number | null;
+                mempool: boolean;
+            }[];
+        };
+        /** LwsRandomOutsRequest */
+        LwsRandomOutsRequest: {
+            /** @enum {string} */
+            asset: "xmr" | "wow";
+            count: number;
+            /**
+             * @default [
+             *       "0"
+             *     ]
+             */
+            amounts: string[];
+        };
+        /** LwsRandomOutsResponse */
+        LwsRandomOutsResponse: {
+            /** @enum {string} */
+            asset: "xmr" | "wow";
+            amount_outs: {
+                amount: string;
+                outputs: {
+                    [key: string]: unknown;
+                }[];
+            }[];
+        };
+        /** LwsRegisterRequest */
+        LwsRegisterRequest: {
+            /** @enum {string} */
+            asset: "xmr" | "wow";
+            address: string;
+            view_key: string;
+            start_height?: number;
+        };
+        /** LwsSubmitRequest */
+        LwsSubmitRequest: {
+            /** @enum {string} */
+            asset: "xmr" | "wow";
+            tx: string;
+        };
+        /** LwsUnspentOutsResponse */
+        LwsUnspentOutsResponse: {
+            /** @enum {string} */
+            asset: "xmr" | "wow";
+            amount: string;
+            per_byte_fee: string;
+            fee_mask: string;
+            fees: string[];
+            outputs: {
+                [key: string]: unknown;
+            }[];
+        };
         /** LwsViewRequest */
         LwsViewRequest: {
             /** @enum {string} */
             asset: "xmr" | "wow";
             address: string;
             view_key: string;
+        };
+        /** MyUsernameResponse */
+        MyUsernameResponse: {
+            username: string | null;
         };
         /** Nip05Document */
         Nip05Document: {
@@ -1271,10 +1557,107 @@ export interface components {
             /** Format: date-time */
             expires_at: string;
         };
+        /** NostrLinkRequest */
+        NostrLinkRequest: {
+            nostr_token: string;
+            nonce: string;
+        };
+        /** NostrLinkResponse */
+        NostrLinkResponse: {
+            nostr_pubkey: string;
+        };
+        /** NostrRegisterRequest */
+        NostrRegisterRequest: {
+            nostr_token: string;
+            nonce: string;
+            seed_fingerprint: string;
+            /** @default [] */
+            keys: {
+                /** @enum {string} */
+                asset: "btc" | "ltc" | "xmr" | "wow" | "grin";
+                public_key: string;
+                public_spend_key?: string | null;
+            }[];
+            merge_signature?: string;
+            altcha_solution?: string;
+            invite_code?: string;
+            payment_invoice_id?: string;
+        };
         /** OkResponse */
         OkResponse: {
             /** @constant */
             ok: true;
+        };
+        /** PaymentInvoiceRequest */
+        PaymentInvoiceRequest: {
+            pubkey_hash: string;
+        } | {
+            nostr_pubkey: string;
+        };
+        /** PaymentInvoiceResponse */
+        PaymentInvoiceResponse: {
+            invoice_id: string;
+            checkout_link: string;
+            amount: string;
+            currency: string;
+            /** Format: date-time */
+            expires_at: string;
+        };
+        /** PowChallengeResponse */
+        PowChallengeResponse: {
+            parameters: {
+                [key: string]: unknown;
+            };
+            signature?: string;
+        };
+        /** PremiumActivateRequest */
+        PremiumActivateRequest: {
+            invoice_id: string;
+        };
+        /** PremiumInvoiceRequest */
+        PremiumInvoiceRequest: {
+            plan: string;
+        };
+        /** PremiumInvoiceResponse */
+        PremiumInvoiceResponse: {
+            invoice_id: string;
+            plan: string;
+            days: number;
+            amount: string;
+            currency: string;
+            checkout_link: string;
+            /** Format: date-time */
+            expires_at: string;
+        };
+        /** PremiumStatusResponse */
+        PremiumStatusResponse: {
+            active: boolean;
+            premium_until: string | null;
+            nostr_pubkey: string | null;
+            relay_premium: boolean;
+            invoices: {
+                invoice_id: string;
+                plan: string;
+                days: number;
+                amount: string;
+                currency: string;
+                /** Format: date-time */
+                created_at: string;
+                /** Format: date-time */
+                expires_at: string;
+                activated_at: string | null;
+            }[];
+        };
+        /** PricesResponse */
+        PricesResponse: {
+            source: string;
+            prices: {
+                [key: string]: {
+                    [key: string]: number;
+                };
+            };
+            updated_at: string | null;
+            stale: boolean;
         };
         /** PublicTipInfo */
         PublicTipInfo: {
@@ -1286,6 +1669,31 @@ export interface components {
             status: "draft" | "pending_confirmation" | "pending" | "claiming" | "claimed" | "funding_mismatch" | "cancelled" | "clawed_back";
             claimable: boolean;
             created_at: string;
+        };
+        /** ReadinessResponse */
+        ReadinessResponse: {
+            /** @constant */
+            status: "ready";
+        };
+        /** RefreshTokenRequest */
+        RefreshTokenRequest: {
+            refresh_token: string;
+        };
+        /** RegisterKeyRequest */
+        RegisterKeyRequest: {
+            /** @enum {string} */
+            asset: "btc" | "ltc" | "xmr" | "wow" | "grin";
+            public_key: string;
+            public_spend_key?: string | null;
+            signature?: string;
+        };
+        /** SetUsernameRequest */
+        SetUsernameRequest: {
+            username: string;
+        };
+        /** SetUsernameResponse */
+        SetUsernameResponse: {
+            username: string;
         };
         /** SocialTip */
         SocialTip: {
@@ -1332,11 +1740,104 @@ export interface components {
             public_spend_key: string | null;
             proven: boolean;
         };
+        /** UserKeysResponse */
+        UserKeysResponse: {
+            /** Format: uuid */
+            user_id: string;
+            keys: components["schemas"]["UserKeyInfo"][];
+        };
         /** UtxoAddressRequest */
         UtxoAddressRequest: {
             /** @enum {string} */
             asset: "btc" | "ltc";
             address: string;
+        };
+        /** UtxoAssetRequest */
+        UtxoAssetRequest: {
+            /** @enum {string} */
+            asset: "btc" | "ltc";
+        };
+        /** UtxoBalanceResponse */
+        UtxoBalanceResponse: {
+            /** @enum {string} */
+            asset: "btc" | "ltc";
+            address: string;
+            confirmed: number;
+            unconfirmed: number;
+        };
+        /** UtxoBroadcastRequest */
+        UtxoBroadcastRequest: {
+            /** @enum {string} */
+            asset: "btc" | "ltc";
+            tx_hex: string;
+        };
+        /** UtxoBroadcastResponse */
+        UtxoBroadcastResponse: {
+            /** @enum {string} */
+            asset: "btc" | "ltc";
+            txid: string;
+        };
+        /** UtxoFeeRequest */
+        UtxoFeeRequest: {
+            /** @enum {string} */
+            asset: "btc" | "ltc";
+            blocks: number;
+        };
+        /** UtxoFeeResponse */
+        UtxoFeeResponse: {
+            /** @enum {string} */
+            asset: "btc" | "ltc";
+            blocks: number;
+            sat_per_vbyte: number;
+        };
+        /** UtxoHistoryResponse */
+        UtxoHistoryResponse: {
+            /** @enum {string} */
+            asset: "btc" | "ltc";
+            address: string;
+            confirmed: {
+                txid: string;
+                height: number;
+            }[];
+            mempool: {
+                txid: string;
+            }[];
+        };
+        /** UtxoListResponse */
+        UtxoListResponse: {
+            /** @enum {string} */
+            asset: "btc" | "ltc";
+            address: string;
+            utxos: {
+                txid: string;
+                vout: number;
+                value: number;
+                height: number | null;
+            }[];
+        };
+        /** UtxoTipResponse */
+        UtxoTipResponse: {
+            /** @enum {string} */
+            asset: "btc" | "ltc";
+            height: number;
+        };
+        /** WebsiteChallengeRequest */
+        WebsiteChallengeRequest: {
+            origin: string;
+        };
+        /** WebsiteChallengeResponse */
+        WebsiteChallengeResponse: {
+            challenge: string;
+            challenge_id: string;
+            /** Format: date-time */
+            expires_at: string;
+        };
+        /** WebsiteVerifyRequest */
+        WebsiteVerifyRequest: {
+            challenge_id: string;
+            asset: string;
+            public_key: string;
+            signature: string;
         };
         ErrorResponse: {
             error: {
@@ -1382,7 +1883,7 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
-    getApiV1Health: {
+    getHealth: {
         parameters: {
             query?: never;
             header?: never;
@@ -1398,10 +1899,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        status: "ok";
-                    };
+                    "application/json": components["schemas"]["HealthResponse"];
                 };
             };
             /** @description A NUL character in the query string (`invalid_request`) */
@@ -1416,7 +1914,7 @@ export interface operations {
             };
         };
     };
-    getApiV1HealthReady: {
+    getReadiness: {
         parameters: {
             query?: never;
             header?: never;
@@ -1432,10 +1930,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        status: "ready";
-                    };
+                    "application/json": components["schemas"]["ReadinessResponse"];
                 };
             };
             /** @description A NUL character in the query string (`invalid_request`) */
@@ -1460,7 +1955,7 @@ export interface operations {
             };
         };
     };
-    getApiV1Capabilities: {
+    getCapabilities: {
         parameters: {
             query?: never;
             header?: never;
@@ -1476,9 +1971,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["CapabilitiesResponse"];
                 };
             };
             /** @description A NUL character in the query string (`invalid_request`) */
@@ -1493,7 +1986,7 @@ export interface operations {
             };
         };
     };
-    getApiV1WalletHeights: {
+    getChainHeights: {
         parameters: {
             query?: never;
             header?: never;
@@ -1509,13 +2002,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        btc: number | null;
-                        ltc: number | null;
-                        xmr: number | null;
-                        wow: number | null;
-                        grin: number | null;
-                    };
+                    "application/json": components["schemas"]["ChainHeights"];
                 };
             };
             /** @description A NUL character in the query string (`invalid_request`) */
@@ -1540,7 +2027,7 @@ export interface operations {
             };
         };
     };
-    postApiV1AuthRefresh: {
+    refreshSession: {
         parameters: {
             query?: never;
             header?: never;
@@ -1549,9 +2036,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    refresh_token: string;
-                };
+                "application/json": components["schemas"]["RefreshTokenRequest"];
             };
         };
         responses: {
@@ -1628,7 +2113,7 @@ export interface operations {
             };
         };
     };
-    postApiV1AuthLogout: {
+    logout: {
         parameters: {
             query?: never;
             header?: never;
@@ -1637,9 +2122,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    refresh_token: string;
-                };
+                "application/json": components["schemas"]["LogoutRequest"];
             };
         };
         responses: {
@@ -1696,7 +2179,7 @@ export interface operations {
             };
         };
     };
-    getApiV1AuthMe: {
+    getCurrentUser: {
         parameters: {
             query?: never;
             header?: never;
@@ -1737,7 +2220,7 @@ export interface operations {
             };
         };
     };
-    postApiV1AuthExtension: {
+    loginWithExtension: {
         parameters: {
             query?: never;
             header?: never;
@@ -1746,23 +2229,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    pubkey_hash: string;
-                    seed_fingerprint: string;
-                    /** @default [] */
-                    keys?: {
-                        /** @enum {string} */
-                        asset: "btc" | "ltc" | "xmr" | "wow" | "grin";
-                        public_key: string;
-                        public_spend_key?: string | null;
-                    }[];
-                    timestamp: number;
-                    signature: string;
-                    rotation_signature?: string;
-                    altcha_solution?: string;
-                    invite_code?: string;
-                    payment_invoice_id?: string;
-                };
+                "application/json": components["schemas"]["ExtensionLoginRequest"];
             };
         };
         responses: {
@@ -1849,7 +2316,7 @@ export interface operations {
             };
         };
     };
-    postApiV1AuthCheckRestore: {
+    checkRestore: {
         parameters: {
             query?: never;
             header?: never;
@@ -1858,10 +2325,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    seed_fingerprint: string;
-                    pubkey_hash?: string;
-                };
+                "application/json": components["schemas"]["CheckRestoreRequest"];
             };
         };
         responses: {
@@ -1872,10 +2336,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        exists: boolean;
-                        valid: boolean;
-                    };
+                    "application/json": components["schemas"]["CheckRestoreResponse"];
                 };
             };
             /** @description Invalid input (`invalid_request`, `invalid_json`) or an operation not allowed now */
@@ -1921,7 +2382,7 @@ export interface operations {
             };
         };
     };
-    postApiV1AuthNostr: {
+    loginWithNostr: {
         parameters: {
             query?: never;
             header?: never;
@@ -1983,7 +2444,7 @@ export interface operations {
             };
         };
     };
-    getApiV1AuthNostrLinkChallenge: {
+    getNostrLinkChallenge: {
         parameters: {
             query?: never;
             header?: never;
@@ -2024,7 +2485,7 @@ export interface operations {
             };
         };
     };
-    postApiV1AuthNostrLink: {
+    linkNostr: {
         parameters: {
             query?: never;
             header?: never;
@@ -2033,10 +2494,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    nostr_token: string;
-                    nonce: string;
-                };
+                "application/json": components["schemas"]["NostrLinkRequest"];
             };
         };
         responses: {
@@ -2047,9 +2505,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        nostr_pubkey: string;
-                    };
+                    "application/json": components["schemas"]["NostrLinkResponse"];
                 };
             };
             /** @description Invalid input (`invalid_request`, `invalid_json`) or an operation not allowed now */
@@ -2104,7 +2560,7 @@ export interface operations {
             };
         };
     };
-    getApiV1AuthNostrRegisterChallenge: {
+    getNostrRegisterChallenge: {
         parameters: {
             query?: never;
             header?: never;
@@ -2146,7 +2602,7 @@ export interface operations {
             };
         };
     };
-    postApiV1AuthNostrRegister: {
+    registerWithNostr: {
         parameters: {
             query?: never;
             header?: never;
@@ -2155,22 +2611,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    nostr_token: string;
-                    nonce: string;
-                    seed_fingerprint: string;
-                    /** @default [] */
-                    keys?: {
-                        /** @enum {string} */
-                        asset: "btc" | "ltc" | "xmr" | "wow" | "grin";
-                        public_key: string;
-                        public_spend_key?: string | null;
-                    }[];
-                    merge_signature?: string;
-                    altcha_solution?: string;
-                    invite_code?: string;
-                    payment_invoice_id?: string;
-                };
+                "application/json": components["schemas"]["NostrRegisterRequest"];
             };
         };
         responses: {
@@ -2257,7 +2698,7 @@ export interface operations {
             };
         };
     };
-    postApiV1AuthWebsiteChallenge: {
+    createWebsiteChallenge: {
         parameters: {
             query?: never;
             header?: never;
@@ -2266,9 +2707,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    origin: string;
-                };
+                "application/json": components["schemas"]["WebsiteChallengeRequest"];
             };
         };
         responses: {
@@ -2279,12 +2718,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        challenge: string;
-                        challenge_id: string;
-                        /** Format: date-time */
-                        expires_at: string;
-                    };
+                    "application/json": components["schemas"]["WebsiteChallengeResponse"];
                 };
             };
             /** @description Invalid origin */
@@ -2330,7 +2764,7 @@ export interface operations {
             };
         };
     };
-    postApiV1AuthWebsiteVerify: {
+    loginWithWebsite: {
         parameters: {
             query?: never;
             header?: never;
@@ -2339,12 +2773,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    challenge_id: string;
-                    asset: string;
-                    public_key: string;
-                    signature: string;
-                };
+                "application/json": components["schemas"]["WebsiteVerifyRequest"];
             };
         };
         responses: {
@@ -2421,7 +2850,7 @@ export interface operations {
             };
         };
     };
-    postApiV1AuthPowChallenge: {
+    createPowChallenge: {
         parameters: {
             query?: never;
             header?: never;
@@ -2437,12 +2866,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        parameters: {
-                            [key: string]: unknown;
-                        };
-                        signature?: string;
-                    };
+                    "application/json": components["schemas"]["PowChallengeResponse"];
                 };
             };
             /** @description A NUL character in the query string (`invalid_request`) */
@@ -2468,7 +2892,7 @@ export interface operations {
             };
         };
     };
-    postApiV1AuthPaymentInvoice: {
+    createPaymentInvoice: {
         parameters: {
             query?: never;
             header?: never;
@@ -2477,11 +2901,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    pubkey_hash: string;
-                } | {
-                    nostr_pubkey: string;
-                };
+                "application/json": components["schemas"]["PaymentInvoiceRequest"];
             };
         };
         responses: {
@@ -2492,14 +2912,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        invoice_id: string;
-                        checkout_link: string;
-                        amount: string;
-                        currency: string;
-                        /** Format: date-time */
-                        expires_at: string;
-                    };
+                    "application/json": components["schemas"]["PaymentInvoiceResponse"];
                 };
             };
             /** @description Payment gate off, wallet already registered, or invalid key */
@@ -2555,7 +2968,7 @@ export interface operations {
             };
         };
     };
-    getApiV1UsernamesUsername: {
+    lookupUsername: {
         parameters: {
             query?: never;
             header?: never;
@@ -2573,12 +2986,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        registered: boolean;
-                        username: string;
-                        user_id: string | null;
-                        keys: components["schemas"]["UserKeyInfo"][];
-                    };
+                    "application/json": components["schemas"]["LookupUsernameResponse"];
                 };
             };
             /** @description Invalid input (`invalid_request`, `invalid_json`) or an operation not allowed now */
@@ -2604,7 +3012,7 @@ export interface operations {
             };
         };
     };
-    getWellKnownNostrJson: {
+    getNip05DocumentAtRoot: {
         parameters: {
             query?: {
                 name?: unknown;
@@ -2628,7 +3036,7 @@ export interface operations {
             };
         };
     };
-    getApiV1WellKnownNostrJson: {
+    getNip05Document: {
         parameters: {
             query?: {
                 name?: unknown;
@@ -2652,7 +3060,7 @@ export interface operations {
             };
         };
     };
-    postApiV1Keys: {
+    registerKey: {
         parameters: {
             query?: never;
             header?: never;
@@ -2661,13 +3069,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @enum {string} */
-                    asset: "btc" | "ltc" | "xmr" | "wow" | "grin";
-                    public_key: string;
-                    public_spend_key?: string | null;
-                    signature?: string;
-                };
+                "application/json": components["schemas"]["RegisterKeyRequest"];
             };
         };
         responses: {
@@ -2723,7 +3125,7 @@ export interface operations {
             };
         };
     };
-    getApiV1UsersUserIdKeys: {
+    listUserKeys: {
         parameters: {
             query?: never;
             header?: never;
@@ -2741,11 +3143,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        user_id: string;
-                        keys: components["schemas"]["UserKeyInfo"][];
-                    };
+                    "application/json": components["schemas"]["UserKeysResponse"];
                 };
             };
             /** @description user_id is not a UUID */
@@ -2771,7 +3169,7 @@ export interface operations {
             };
         };
     };
-    getApiV1UsersUserIdKeysAsset: {
+    getUserKey: {
         parameters: {
             query?: never;
             header?: never;
@@ -2826,7 +3224,7 @@ export interface operations {
             };
         };
     };
-    getApiV1UsersMeUsername: {
+    getMyUsername: {
         parameters: {
             query?: never;
             header?: never;
@@ -2842,9 +3240,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        username: string | null;
-                    };
+                    "application/json": components["schemas"]["MyUsernameResponse"];
                 };
             };
             /** @description A NUL character in the query string (`invalid_request`) */
@@ -2869,7 +3265,7 @@ export interface operations {
             };
         };
     };
-    postApiV1UsersMeUsername: {
+    setMyUsername: {
         parameters: {
             query?: never;
             header?: never;
@@ -2878,9 +3274,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    username: string;
-                };
+                "application/json": components["schemas"]["SetUsernameRequest"];
             };
         };
         responses: {
@@ -2891,9 +3285,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        username: string;
-                    };
+                    "application/json": components["schemas"]["SetUsernameResponse"];
                 };
             };
             /** @description Not a valid username */
@@ -2948,7 +3340,7 @@ export interface operations {
             };
         };
     };
-    getApiV1WalletGrinAddressAddrUser: {
+    getGrinAddressOwner: {
         parameters: {
             query?: never;
             header?: never;
@@ -2966,11 +3358,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        registered: boolean;
-                        user_id: string | null;
-                        username: string | null;
-                    };
+                    "application/json": components["schemas"]["GrinAddressOwnerResponse"];
                 };
             };
             /** @description Invalid input (`invalid_request`, `invalid_json`) or an operation not allowed now */
@@ -2995,7 +3383,7 @@ export interface operations {
             };
         };
     };
-    getApiV1WalletGrinHeight: {
+    getGrinHeight: {
         parameters: {
             query?: never;
             header?: never;
@@ -3011,9 +3399,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        height: number;
-                    };
+                    "application/json": components["schemas"]["GrinHeightResponse"];
                 };
             };
             /** @description Grin is not enabled */
@@ -3048,7 +3434,7 @@ export interface operations {
             };
         };
     };
-    postApiV1WalletGrinScan: {
+    scanGrinOutputs: {
         parameters: {
             query?: never;
             header?: never;
@@ -3057,12 +3443,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    rewind_hash: string;
-                    /** @default 1 */
-                    start_index?: number;
-                    max?: number;
-                };
+                "application/json": components["schemas"]["GrinScanRequest"];
             };
         };
         responses: {
@@ -3073,20 +3454,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        outputs: {
-                            commit: string;
-                            value: string;
-                            height: number;
-                            mmr_index: number;
-                            is_coinbase: boolean;
-                            lock_height: number;
-                        }[];
-                        balance: string;
-                        next_index: number;
-                        highest_index: number;
-                        complete: boolean;
-                    };
+                    "application/json": components["schemas"]["GrinScanResponse"];
                 };
             };
             /** @description Invalid rewind hash or Grin not enabled */
@@ -3141,7 +3509,7 @@ export interface operations {
             };
         };
     };
-    postApiV1WalletGrinBroadcast: {
+    broadcastGrinTransaction: {
         parameters: {
             query?: never;
             header?: never;
@@ -3150,35 +3518,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    tx: {
-                        offset: string;
-                        body: {
-                            inputs: (string | {
-                                features?: string | {
-                                    [key: string]: unknown;
-                                };
-                                commit: string;
-                            })[];
-                            outputs: {
-                                features: string | {
-                                    [key: string]: unknown;
-                                };
-                                commit: string;
-                                proof: string;
-                            }[];
-                            kernels: {
-                                features: string | {
-                                    [key: string]: unknown;
-                                };
-                                excess: string;
-                                excess_sig: string;
-                            }[];
-                        };
-                    };
-                    /** @default false */
-                    fluff?: boolean;
-                };
+                "application/json": components["schemas"]["GrinBroadcastRequest"];
             };
         };
         responses: {
@@ -3244,7 +3584,7 @@ export interface operations {
             };
         };
     };
-    postApiV1WalletUtxoBalance: {
+    getUtxoBalance: {
         parameters: {
             query?: never;
             header?: never;
@@ -3264,13 +3604,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        asset: "btc" | "ltc";
-                        address: string;
-                        confirmed: number;
-                        unconfirmed: number;
-                    };
+                    "application/json": components["schemas"]["UtxoBalanceResponse"];
                 };
             };
             /** @description Invalid or disabled asset, invalid address or transaction hex */
@@ -3325,7 +3659,7 @@ export interface operations {
             };
         };
     };
-    postApiV1WalletUtxoHistory: {
+    getUtxoHistory: {
         parameters: {
             query?: never;
             header?: never;
@@ -3345,18 +3679,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        asset: "btc" | "ltc";
-                        address: string;
-                        confirmed: {
-                            txid: string;
-                            height: number;
-                        }[];
-                        mempool: {
-                            txid: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["UtxoHistoryResponse"];
                 };
             };
             /** @description Invalid or disabled asset, invalid address or transaction hex */
@@ -3411,7 +3734,7 @@ export interface operations {
             };
         };
     };
-    postApiV1WalletUtxoUtxos: {
+    listUtxos: {
         parameters: {
             query?: never;
             header?: never;
@@ -3431,17 +3754,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        asset: "btc" | "ltc";
-                        address: string;
-                        utxos: {
-                            txid: string;
-                            vout: number;
-                            value: number;
-                            height: number | null;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["UtxoListResponse"];
                 };
             };
             /** @description Invalid or disabled asset, invalid address or transaction hex */
@@ -3496,7 +3809,7 @@ export interface operations {
             };
         };
     };
-    postApiV1WalletUtxoFee: {
+    estimateUtxoFee: {
         parameters: {
             query?: never;
             header?: never;
@@ -3505,11 +3818,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @enum {string} */
-                    asset: "btc" | "ltc";
-                    blocks: number;
-                };
+                "application/json": components["schemas"]["UtxoFeeRequest"];
             };
         };
         responses: {
@@ -3520,12 +3829,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        asset: "btc" | "ltc";
-                        blocks: number;
-                        sat_per_vbyte: number;
-                    };
+                    "application/json": components["schemas"]["UtxoFeeResponse"];
                 };
             };
             /** @description Invalid or disabled asset, invalid address or transaction hex */
@@ -3580,7 +3884,7 @@ export interface operations {
             };
         };
     };
-    postApiV1WalletUtxoTip: {
+    getUtxoTip: {
         parameters: {
             query?: never;
             header?: never;
@@ -3589,10 +3893,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @enum {string} */
-                    asset: "btc" | "ltc";
-                };
+                "application/json": components["schemas"]["UtxoAssetRequest"];
             };
         };
         responses: {
@@ -3603,11 +3904,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        asset: "btc" | "ltc";
-                        height: number;
-                    };
+                    "application/json": components["schemas"]["UtxoTipResponse"];
                 };
             };
             /** @description Invalid or disabled asset, invalid address or transaction hex */
@@ -3662,7 +3959,7 @@ export interface operations {
             };
         };
     };
-    postApiV1WalletUtxoBroadcast: {
+    broadcastUtxoTransaction: {
         parameters: {
             query?: never;
             header?: never;
@@ -3671,11 +3968,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @enum {string} */
-                    asset: "btc" | "ltc";
-                    tx_hex: string;
-                };
+                "application/json": components["schemas"]["UtxoBroadcastRequest"];
             };
         };
         responses: {
@@ -3686,11 +3979,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        asset: "btc" | "ltc";
-                        txid: string;
-                    };
+                    "application/json": components["schemas"]["UtxoBroadcastResponse"];
                 };
             };
             /** @description Invalid or disabled asset, invalid address or transaction hex */
@@ -3745,7 +4034,7 @@ export interface operations {
             };
         };
     };
-    postApiV1WalletLwsRegister: {
+    registerLwsAccount: {
         parameters: {
             query?: never;
             header?: never;
@@ -3754,13 +4043,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @enum {string} */
-                    asset: "xmr" | "wow";
-                    address: string;
-                    view_key: string;
-                    start_height?: number;
-                };
+                "application/json": components["schemas"]["LwsRegisterRequest"];
             };
         };
         responses: {
@@ -3826,7 +4109,7 @@ export interface operations {
             };
         };
     };
-    postApiV1WalletLwsBalance: {
+    getLwsBalance: {
         parameters: {
             query?: never;
             header?: never;
@@ -3846,18 +4129,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        asset: "xmr" | "wow";
-                        total_received: string;
-                        total_sent: string;
-                        locked_funds: string;
-                        balance: string;
-                        scanned_height: number;
-                        scanned_block_height: number;
-                        blockchain_height: number;
-                        start_height: number;
-                    };
+                    "application/json": components["schemas"]["LwsBalanceResponse"];
                 };
             };
             /** @description Invalid or disabled asset, address, view key or transaction */
@@ -3912,7 +4184,7 @@ export interface operations {
             };
         };
     };
-    postApiV1WalletLwsHistory: {
+    getLwsHistory: {
         parameters: {
             query?: never;
             header?: never;
@@ -3932,28 +4204,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        asset: "xmr" | "wow";
-                        scanned_height: number;
-                        blockchain_height: number;
-                        confirmed: {
-                            id: number;
-                            hash: string;
-                            total_received: string;
-                            total_sent: string;
-                            height: number | null;
-                            mempool: boolean;
-                        }[];
-                        mempool: {
-                            id: number;
-                            hash: string;
-                            total_received: string;
-                            total_sent: string;
-                            height: number | null;
-                            mempool: boolean;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["LwsHistoryResponse"];
                 };
             };
             /** @description Invalid or disabled asset, address, view key or transaction */
@@ -4008,7 +4259,7 @@ export interface operations {
             };
         };
     };
-    postApiV1WalletLwsUnspentOuts: {
+    getLwsUnspentOutputs: {
         parameters: {
             query?: never;
             header?: never;
@@ -4028,17 +4279,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        asset: "xmr" | "wow";
-                        amount: string;
-                        per_byte_fee: string;
-                        fee_mask: string;
-                        fees: string[];
-                        outputs: {
-                            [key: string]: unknown;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["LwsUnspentOutsResponse"];
                 };
             };
             /** @description Invalid or disabled asset, address, view key or transaction */
@@ -4093,7 +4334,7 @@ export interface operations {
             };
         };
     };
-    postApiV1WalletLwsRandomOuts: {
+    getLwsRandomOutputs: {
         parameters: {
             query?: never;
             header?: never;
@@ -4102,17 +4343,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @enum {string} */
-                    asset: "xmr" | "wow";
-                    count: number;
-                    /**
-                     * @default [
-                     *       "0"
-                     *     ]
-                     */
-                    amounts?: string[];
-                };
+                "application/json": components["schemas"]["LwsRandomOutsRequest"];
             };
         };
         responses: {
@@ -4123,16 +4354,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        asset: "xmr" | "wow";
-                        amount_outs: {
-                            amount: string;
-                            outputs: {
-                                [key: string]: unknown;
-                            }[];
-                        }[];
-                    };
+                    "application/json": components["schemas"]["LwsRandomOutsResponse"];
                 };
             };
             /** @description Invalid or disabled asset, address, view key or transaction */
@@ -4187,7 +4409,7 @@ export interface operations {
             };
         };
     };
-    postApiV1WalletLwsSubmitTx: {
+    submitLwsTransaction: {
         parameters: {
             query?: never;
             header?: never;
@@ -4196,11 +4418,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @enum {string} */
-                    asset: "xmr" | "wow";
-                    tx: string;
-                };
+                "application/json": components["schemas"]["LwsSubmitRequest"];
             };
         };
         responses: {
@@ -4266,7 +4484,7 @@ export interface operations {
             };
         };
     };
-    postApiV1WalletLwsHeight: {
+    getLwsHeight: {
         parameters: {
             query?: never;
             header?: never;
@@ -4275,10 +4493,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @enum {string} */
-                    asset: "xmr" | "wow";
-                };
+                "application/json": components["schemas"]["LwsAssetRequest"];
             };
         };
         responses: {
@@ -4289,11 +4504,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        asset: "xmr" | "wow";
-                        height: number;
-                    };
+                    "application/json": components["schemas"]["LwsHeightResponse"];
                 };
             };
             /** @description Invalid or disabled asset, address, view key or transaction */
@@ -4348,7 +4559,7 @@ export interface operations {
             };
         };
     };
-    postApiV1WalletLwsConfirmations: {
+    getLwsConfirmations: {
         parameters: {
             query?: never;
             header?: never;
@@ -4357,11 +4568,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @enum {string} */
-                    asset: "xmr" | "wow";
-                    txid: string;
-                };
+                "application/json": components["schemas"]["LwsConfirmationsRequest"];
             };
         };
         responses: {
@@ -4372,15 +4579,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        asset: "xmr" | "wow";
-                        txid: string;
-                        found: boolean;
-                        in_pool: boolean;
-                        block_height: number | null;
-                        confirmations: number;
-                    };
+                    "application/json": components["schemas"]["LwsConfirmationsResponse"];
                 };
             };
             /** @description Invalid or disabled asset, address, view key or transaction */
@@ -4435,7 +4634,7 @@ export interface operations {
             };
         };
     };
-    getApiV1Prices: {
+    getPrices: {
         parameters: {
             query?: never;
             header?: never;
@@ -4451,16 +4650,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        source: string;
-                        prices: {
-                            [key: string]: {
-                                [key: string]: number;
-                            };
-                        };
-                        updated_at: string | null;
-                        stale: boolean;
-                    };
+                    "application/json": components["schemas"]["PricesResponse"];
                 };
             };
             /** @description A NUL character in the query string (`invalid_request`) */
@@ -4496,7 +4686,7 @@ export interface operations {
             };
         };
     };
-    getApiV1Landing: {
+    getLanding: {
         parameters: {
             query?: never;
             header?: never;
@@ -4536,7 +4726,7 @@ export interface operations {
             };
         };
     };
-    postApiV1WalletGrinRelayCreate: {
+    createGrinRelay: {
         parameters: {
             query?: never;
             header?: never;
@@ -4545,14 +4735,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** Format: uuid */
-                    recipient_user_id: string;
-                    /** Format: uuid */
-                    slate_id: string;
-                    slatepack: string;
-                    amount_nanogrin: number | string;
-                };
+                "application/json": components["schemas"]["GrinRelayCreateRequest"];
             };
         };
         responses: {
@@ -4618,7 +4801,7 @@ export interface operations {
             };
         };
     };
-    getApiV1WalletGrinRelayPending: {
+    listPendingGrinRelays: {
         parameters: {
             query?: never;
             header?: never;
@@ -4634,9 +4817,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        relays: components["schemas"]["GrinRelayEntry"][];
-                    };
+                    "application/json": components["schemas"]["GrinRelayPendingResponse"];
                 };
             };
             /** @description A NUL character in the query string (`invalid_request`) */
@@ -4661,7 +4842,7 @@ export interface operations {
             };
         };
     };
-    postApiV1WalletGrinRelayGet: {
+    getGrinRelay: {
         parameters: {
             query?: never;
             header?: never;
@@ -4736,7 +4917,7 @@ export interface operations {
             };
         };
     };
-    postApiV1WalletGrinRelayRespond: {
+    respondGrinRelay: {
         parameters: {
             query?: never;
             header?: never;
@@ -4745,11 +4926,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** Format: uuid */
-                    slate_id: string;
-                    response_slatepack: string;
-                };
+                "application/json": components["schemas"]["GrinRelayRespondRequest"];
             };
         };
         responses: {
@@ -4825,7 +5002,7 @@ export interface operations {
             };
         };
     };
-    postApiV1WalletGrinRelayFinalize: {
+    finalizeGrinRelay: {
         parameters: {
             query?: never;
             header?: never;
@@ -4834,11 +5011,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** Format: uuid */
-                    slate_id: string;
-                    tx_hash: string;
-                };
+                "application/json": components["schemas"]["GrinRelayFinalizeRequest"];
             };
         };
         responses: {
@@ -4914,7 +5087,7 @@ export interface operations {
             };
         };
     };
-    postApiV1WalletGrinRelayCancel: {
+    cancelGrinRelay: {
         parameters: {
             query?: never;
             header?: never;
@@ -4999,7 +5172,7 @@ export interface operations {
             };
         };
     };
-    postApiV1TipsSocial: {
+    createTip: {
         parameters: {
             query?: never;
             header?: never;
@@ -5074,7 +5247,7 @@ export interface operations {
             };
         };
     };
-    getApiV1TipsSocialSent: {
+    listSentTips: {
         parameters: {
             query?: never;
             header?: never;
@@ -5115,7 +5288,7 @@ export interface operations {
             };
         };
     };
-    getApiV1TipsSocialInbox: {
+    listInboxTips: {
         parameters: {
             query?: never;
             header?: never;
@@ -5156,7 +5329,7 @@ export interface operations {
             };
         };
     };
-    getApiV1TipsSocialClaimable: {
+    listClaimableTips: {
         parameters: {
             query?: never;
             header?: never;
@@ -5197,7 +5370,7 @@ export interface operations {
             };
         };
     };
-    postApiV1TipsSocialTipIdAttachFunding: {
+    attachTipFunding: {
         parameters: {
             query?: never;
             header?: never;
@@ -5284,7 +5457,7 @@ export interface operations {
             };
         };
     };
-    postApiV1TipsSocialTipIdCancel: {
+    cancelTip: {
         parameters: {
             query?: never;
             header?: never;
@@ -5337,7 +5510,7 @@ export interface operations {
             };
         };
     };
-    postApiV1TipsSocialTipIdClaim: {
+    claimTip: {
         parameters: {
             query?: never;
             header?: never;
@@ -5380,7 +5553,7 @@ export interface operations {
             };
         };
     };
-    postApiV1TipsSocialTipIdClawback: {
+    clawbackTip: {
         parameters: {
             query?: never;
             header?: never;
@@ -5433,7 +5606,7 @@ export interface operations {
             };
         };
     };
-    postApiV1TipsSocialTipIdConfirmSweep: {
+    confirmTipSweep: {
         parameters: {
             query?: never;
             header?: never;
@@ -5500,7 +5673,7 @@ export interface operations {
             };
         };
     };
-    getApiV1TipsSocialTipIdPublic: {
+    getPublicTip: {
         parameters: {
             query?: never;
             header?: never;
@@ -5554,7 +5727,7 @@ export interface operations {
             };
         };
     };
-    postApiV1PremiumInvoice: {
+    createPremiumInvoice: {
         parameters: {
             query?: never;
             header?: never;
@@ -5563,9 +5736,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    plan: string;
-                };
+                "application/json": components["schemas"]["PremiumInvoiceRequest"];
             };
         };
         responses: {
@@ -5576,16 +5747,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        invoice_id: string;
-                        plan: string;
-                        days: number;
-                        amount: string;
-                        currency: string;
-                        checkout_link: string;
-                        /** Format: date-time */
-                        expires_at: string;
-                    };
+                    "application/json": components["schemas"]["PremiumInvoiceResponse"];
                 };
             };
             /** @description Premium off, unknown plan, no linked Nostr key, too many unpaid invoices, invalid input */
@@ -5640,7 +5802,7 @@ export interface operations {
             };
         };
     };
-    postApiV1PremiumActivate: {
+    activatePremium: {
         parameters: {
             query?: never;
             header?: never;
@@ -5649,9 +5811,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    invoice_id: string;
-                };
+                "application/json": components["schemas"]["PremiumActivateRequest"];
             };
         };
         responses: {
@@ -5662,24 +5822,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        active: boolean;
-                        premium_until: string | null;
-                        nostr_pubkey: string | null;
-                        relay_premium: boolean;
-                        invoices: {
-                            invoice_id: string;
-                            plan: string;
-                            days: number;
-                            amount: string;
-                            currency: string;
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            expires_at: string;
-                            activated_at: string | null;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["PremiumStatusResponse"];
                 };
             };
             /** @description Premium off; unknown (or another user’s), unpaid or already used invoice */
@@ -5734,7 +5877,7 @@ export interface operations {
             };
         };
     };
-    getApiV1PremiumStatus: {
+    getPremiumStatus: {
         parameters: {
             query?: never;
             header?: never;
@@ -5750,24 +5893,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        active: boolean;
-                        premium_until: string | null;
-                        nostr_pubkey: string | null;
-                        relay_premium: boolean;
-                        invoices: {
-                            invoice_id: string;
-                            plan: string;
-                            days: number;
-                            amount: string;
-                            currency: string;
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            expires_at: string;
-                            activated_at: string | null;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["PremiumStatusResponse"];
                 };
             };
             /** @description A NUL character in the query string (`invalid_request`) */

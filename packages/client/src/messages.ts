@@ -1,0 +1,63 @@
+/**
+ * The texts any key signs for the server (docs/wallet-integration.md, sections 4 and 5): the
+ * website-login challenge, checked before anything signs it, and the key-registration text.
+ * Lines joined with "\n", no trailing newline. Shared by the three entry points; it imports
+ * nothing, so `@wallet/client/cryptonote` and `@wallet/client/grin` load it without the main entry.
+ * @module
+ */
+
+/** What `POST /api/v1/auth/website/challenge` answers. */
+export interface WebsiteChallenge {
+  /** The text to show the user and sign byte for byte. */
+  challenge: string;
+  challenge_id: string;
+  expires_at?: string;
+}
+
+const CHALLENGE =
+  /^([a-z][a-z0-9+.-]*:\/\/[^\s/]+) asks you to sign in with your wallet\.\nservice: (\S+)\nchallenge: ([0-9a-f]{64})\nexpires: (\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z)$/;
+
+/** The fields of a website-login challenge text. */
+export interface ParsedWebsiteChallenge {
+  origin: string;
+  service: string;
+  challengeId: string;
+  expires: string;
+}
+
+/**
+ * Reads `<origin> asks you to sign in with your wallet.` / `service:` / `challenge:` /
+ * `expires:`; null when the text is not exactly one. A wallet shows the origin to its user.
+ */
+export function parseWebsiteChallenge(text: string): ParsedWebsiteChallenge | null {
+  const match = CHALLENGE.exec(text);
+  return match === null ? null : { origin: match[1]!, service: match[2]!, challengeId: match[3]!, expires: match[4]! };
+}
+
+/**
+ * Checks that `challenge.challenge` is a website-login challenge for `challenge_id` (and, with
+ * `expectedService`, for that deployment) before anything signs it; throws otherwise. A key that
+ * signs only this shape as a "login" cannot be talked into signing, say, a key proof for
+ * somebody else's account.
+ */
+export function assertWebsiteChallenge(challenge: WebsiteChallenge, expectedService?: string): void {
+  const parsed = parseWebsiteChallenge(challenge.challenge);
+  if (parsed === null) throw new TypeError('not a Wallet Backend website-login challenge');
+  if (parsed.challengeId !== challenge.challenge_id) throw new TypeError('the challenge text names another challenge_id');
+  if (expectedService !== undefined && parsed.service !== expectedService) throw new TypeError(`the challenge is for ${parsed.service}, not ${expectedService}`);
+}
+
+/** Who a key proof is for. */
+export interface KeyProofContext {
+  /** PUBLIC_API_URL exactly as configured. */
+  service: string;
+  /** The account's `user_id` (AuthResponse or `GET /api/v1/auth/me`). */
+  userId: string;
+}
+
+/** The key-registration text (docs section 5, "Key proofs"); `publicKey` exactly as the request carries it. */
+export function keyRegistrationMessage(context: KeyProofContext, asset: string, publicKey: string): string {
+  const fields = [context.service, context.userId, asset, publicKey];
+  if (fields.some((field) => field === '' || /[\r\n]/.test(field))) throw new TypeError('key proof fields must be non-empty single lines');
+  return ['Wallet Backend key registration', `service: ${context.service}`, `user: ${context.userId}`, `asset: ${asset}`, `public_key: ${publicKey}`].join('\n');
+}
