@@ -62,7 +62,8 @@ async function createTip(event) {
   const sealed = sealPublicTip(tipClaim('btc', key));
   const body = { asset: 'btc', amount: $('amount').value.trim(), tip_address: tipAddress(key, 'bc'), draft: true, secret_hash: sealed.secret_hash, ciphertext: sealed.ciphertext };
   const created = unwrap(await api.POST('/api/v1/tips/social', { body }));
-  const link = tipShareLink(created.share_url, sealed.fragment);
+  // The link must lead back to this wallet's page: the page it names reads the secret.
+  const link = tipShareLink(created.share_url, sealed.fragment, `${location.origin}/tip/`);
   $('tip-result').textContent = `Tip ${created.tip_id} created (${created.status}). Share the link; the secret after # never reaches the server.`;
   const anchor = $('claim-link');
   anchor.href = link;

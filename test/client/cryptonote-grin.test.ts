@@ -20,6 +20,9 @@ import { expect } from 'chai';
 import { cryptonoteBase58Decode, verifyCryptonoteMessage, verifyGrinMessage } from '../../packages/core/src/crypto/index.js';
 import { eachDialect, extensionWallet, loadVectors, REPO_ROOT, TEST_PUBLIC_API_URL, useTestBackend, type TestBackend } from '../harness/index.js';
 
+/** The page that asked to sign in, and this deployment: what the wallet checks a challenge against. */
+const AUDIENCE = { expectedOrigin: 'https://shop.example', expectedService: TEST_PUBLIC_API_URL };
+
 /**
  * @wallet/client's Monero/Wownero and Grin entries: their output against real-wallet vectors
  * and the worked examples of docs/wallet-integration.md, then against the server over HTTP.
@@ -138,7 +141,7 @@ describe('client: cryptonote memory signer', () => {
     expect(signer.address()).to.equal(address);
     const decoded = decodeCryptonoteAddress(address, 'xmr')!;
     expect(bytesToHex(cryptonoteMessageHash('xmr', decoded.publicSpendKey, decoded.publicViewKey, utf8ToBytes(challenge)))).to.equal('108b5eeeec5720ac31d5065a833ca34a84ad483b3f252abad9ba833a7b632cab');
-    const body = await buildCryptonoteWebsiteLogin({ challenge: { challenge, challenge_id: '257427bf9a5fe4507252e94151e3a16f88551d6ca9bb1b429b577a3dd7aa0be6' }, signer, expectedService: 'https://wallet.example.com' });
+    const body = await buildCryptonoteWebsiteLogin({ challenge: { challenge, challenge_id: '257427bf9a5fe4507252e94151e3a16f88551d6ca9bb1b429b577a3dd7aa0be6' }, signer, expectedOrigin: 'https://shop.example', expectedService: 'https://wallet.example.com' });
     expect(body).to.deep.equal({ challenge_id: '257427bf9a5fe4507252e94151e3a16f88551d6ca9bb1b429b577a3dd7aa0be6', asset: 'xmr', public_key: address, signature });
   });
 
@@ -193,10 +196,10 @@ describe('client: cryptonote memory signer', () => {
       [{ challenge: text, challenge_id: id }, 'https://other.example'],
     ] as const) {
       let error: unknown;
-      await buildCryptonoteWebsiteLogin({ challenge, signer, ...(service === undefined ? {} : { expectedService: service }) }).catch((err: unknown) => (error = err));
+      await buildCryptonoteWebsiteLogin({ challenge, signer, expectedOrigin: 'https://shop.example', expectedService: service ?? TEST_PUBLIC_API_URL }).catch((err: unknown) => (error = err));
       expect(error, challenge.challenge.slice(0, 40)).to.be.instanceOf(TypeError);
     }
-    expect((await buildCryptonoteWebsiteLogin({ challenge: { challenge: text, challenge_id: id }, signer, expectedService: TEST_PUBLIC_API_URL })).challenge_id).to.equal(id);
+    expect((await buildCryptonoteWebsiteLogin({ challenge: { challenge: text, challenge_id: id }, signer, expectedOrigin: 'https://shop.example', expectedService: TEST_PUBLIC_API_URL })).challenge_id).to.equal(id);
   });
 });
 
@@ -228,7 +231,7 @@ describe('client: grin against grin-wallet vectors (test/vectors/grin/slatepack-
     for (const value of [seed, publicKey, loginSignature, proofSignature, challenge]) expect(docs).to.include(value);
     const signer = memoryGrinSigner(seed);
     expect(signer.publicKey()).to.equal(publicKey);
-    expect(await buildGrinWebsiteLogin({ challenge: { challenge, challenge_id: challengeId }, signer })).to.deep.equal({ challenge_id: challengeId, asset: 'grin', public_key: publicKey, signature: loginSignature });
+    expect(await buildGrinWebsiteLogin({ challenge: { challenge, challenge_id: challengeId }, signer, expectedOrigin: 'https://shop.example', expectedService: 'https://wallet.example.com' })).to.deep.equal({ challenge_id: challengeId, asset: 'grin', public_key: publicKey, signature: loginSignature });
     const proof = await buildGrinKeyProof({ service: 'https://wallet.example.com', userId: '6f1c2d3e-4b5a-4c6d-8e7f-0123456789ab', signer });
     expect(proof).to.deep.equal({ asset: 'grin', public_key: publicKey, signature: proofSignature });
   });
@@ -267,7 +270,7 @@ eachDialect('client: cryptonote and grin proofs over HTTP', (dialect) => {
       const registered = await postKey(t, token, proof);
       expect(registered.status, registered.text).to.equal(200);
       expect(registered.body).to.include({ asset: signer.asset, public_key: signer.address(), proven: true });
-      const login = await t.client.post('/api/v1/auth/website/verify', await buildCryptonoteWebsiteLogin({ challenge: await challengeOf(t), signer, expectedService: TEST_PUBLIC_API_URL }));
+      const login = await t.client.post('/api/v1/auth/website/verify', await buildCryptonoteWebsiteLogin({ challenge: await challengeOf(t), signer, ...AUDIENCE }));
       expect(login.status, login.text).to.equal(200);
       expect(login.body).to.include({ user_id: userId, platform: 'web' });
     }
@@ -282,7 +285,7 @@ eachDialect('client: cryptonote and grin proofs over HTTP', (dialect) => {
       expect(registered.body).to.include({ asset: 'grin', public_key: proof.public_key, proven: true });
     }
     for (const key of [{ form: 'key' } as const, { form: 'slatepack', hrp: 'grin' } as const]) {
-      const login = await t.client.post('/api/v1/auth/website/verify', await buildGrinWebsiteLogin({ challenge: await challengeOf(t), signer, key }));
+      const login = await t.client.post('/api/v1/auth/website/verify', await buildGrinWebsiteLogin({ challenge: await challengeOf(t), signer, key, ...AUDIENCE }));
       expect(login.status, `${key.form}: ${login.text}`).to.equal(200);
       expect(login.body).to.include({ user_id: userId, platform: 'web' });
     }
@@ -305,9 +308,9 @@ eachDialect('client: cryptonote and grin proofs over HTTP', (dialect) => {
       expect((await postKey(t, token, proof)).status).to.equal(200);
     }
     const logins = [
-      await buildCryptonoteWebsiteLogin({ challenge: await challengeOf(t), signer: xmr }),
-      await buildCryptonoteWebsiteLogin({ challenge: await challengeOf(t), signer: wow }),
-      await buildGrinWebsiteLogin({ challenge: await challengeOf(t), signer: grin }),
+      await buildCryptonoteWebsiteLogin({ challenge: await challengeOf(t), signer: xmr, ...AUDIENCE }),
+      await buildCryptonoteWebsiteLogin({ challenge: await challengeOf(t), signer: wow, ...AUDIENCE }),
+      await buildGrinWebsiteLogin({ challenge: await challengeOf(t), signer: grin, ...AUDIENCE }),
     ];
     for (const login of logins) {
       const res = await t.client.post('/api/v1/auth/website/verify', { ...login, signature: login.asset === 'grin' ? tamperHex(login.signature) : tamperCryptonote(login.signature) });
@@ -320,7 +323,7 @@ eachDialect('client: cryptonote and grin proofs over HTTP', (dialect) => {
     const { token } = await extensionWallet(t);
     const signer = freshXmr('wow');
     expect((await postKey(t, token, { asset: 'wow', public_key: signer.address() })).body).to.include({ proven: false });
-    const res = await t.client.post('/api/v1/auth/website/verify', await buildCryptonoteWebsiteLogin({ challenge: await challengeOf(t), signer }));
+    const res = await t.client.post('/api/v1/auth/website/verify', await buildCryptonoteWebsiteLogin({ challenge: await challengeOf(t), signer, ...AUDIENCE }));
     expect(res.status).to.equal(401);
     expect(res.body.error.message).to.equal('Unknown wallet');
   });

@@ -49,6 +49,9 @@ eachDialect('@wallet/client: the typed HTTP client against a running server', (d
     current = token;
     const me = unwrap(await api.GET('/api/v1/auth/me'));
     expect(me.id).to.equal(userId);
+    // A request's own Authorization (a NIP-98 login, here a wrong one) is sent as it is, not replaced by the session's token.
+    const own = await api.GET('/api/v1/auth/me', { headers: { Authorization: 'Bearer not-a-token' } });
+    expect(own.response.status).to.equal(401);
   });
 
   it('erasure and export, typed by hand, match what the server answers key for key', async () => {

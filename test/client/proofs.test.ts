@@ -180,7 +180,7 @@ describe('@wallet/client proofs: real-wallet vectors and the docs', () => {
       for (const c of cases) {
         const signer = memoryNostrSigner(nostrSecrets[c.key]!);
         expect(signer.getPublicKey(), c.id).to.equal(c.public_key_hex);
-        const proof = await buildNip98Event({ signer, url: c.request.url, method: c.request.method, createdAt: c.event!.created_at * 1000, ...(c.request.body === null ? {} : { body: c.request.body }) });
+        const proof = await buildNip98Event({ signer, url: c.request.url, method: c.request.method, createdAt: c.event!.created_at, ...(c.request.body === null ? {} : { body: c.request.body }) });
         expect(proof.event.id, c.id).to.equal(c.event!.id);
         const vectorJson = Buffer.from(c.authorization_header_base64, 'base64').toString('utf8');
         expect(Buffer.from(proof.token, 'base64').toString('utf8').replace(proof.event.sig, c.event!.sig), c.id).to.equal(vectorJson);
@@ -194,10 +194,10 @@ describe('@wallet/client proofs: real-wallet vectors and the docs', () => {
     it('reproduces the docs Nostr login and link events (ids; sigs verify)', async () => {
       const signer = memoryNostrSigner(DOC_NOSTR_SECRET);
       expect(signer.getPublicKey()).to.equal('1af6ba49f34b2dd5e535d1e656a097c054f4a85f036b9955ad8d33b6e725ca87');
-      const login = await buildNostrLogin({ signer, service: `${DOC_SERVICE}/`, createdAt: DOC_TIME * 1000 });
+      const login = await buildNostrLogin({ signer, service: `${DOC_SERVICE}/`, createdAt: DOC_TIME });
       expect(login.event.id).to.equal('95b078010dbb97701cd00867f3a12e4e362beb280bcf51929be4d679917f7259');
       expect(login.event.tags).to.deep.equal([['u', 'https://wallet.example.com/api/v1/auth/nostr'], ['method', 'POST']]);
-      const link = decodeToken((await buildNostrLink({ signer, service: DOC_SERVICE, nonce: DOC_NONCE, createdAt: DOC_TIME * 1000 })).nostr_token);
+      const link = decodeToken((await buildNostrLink({ signer, service: DOC_SERVICE, nonce: DOC_NONCE, createdAt: DOC_TIME })).nostr_token);
       expect(link.id).to.equal('fe19a15c67dde7f67787af6f71110339a4458cbc3e33649f06eef625cc05467e');
       expect(link.tags.map((tag) => tag[0])).to.deep.equal(['u', 'method', 'nonce', 'purpose', 'descriptor']);
       expect(link.tags[4]![1]).to.equal('8d6aaf2ed65252d1be6090415915736c40d775b9f12ade15c3af71bc02cdcc49');
@@ -240,7 +240,7 @@ describe('@wallet/client proofs: real-wallet vectors and the docs', () => {
     });
 
     it('Nostr register: the docs merge signature, and a signer of the wrong asset is refused', async () => {
-      const body = await buildNostrRegister({ signer: memoryNostrSigner(DOC_NOSTR_SECRET), service: DOC_SERVICE, nonce: DOC_NONCE, seedFingerprint: 'a1b2c3d4', mergeSigner: memoryBitcoinSigner(DOC_BTC_SECRET), createdAt: DOC_TIME * 1000 });
+      const body = await buildNostrRegister({ signer: memoryNostrSigner(DOC_NOSTR_SECRET), service: DOC_SERVICE, nonce: DOC_NONCE, seedFingerprint: 'a1b2c3d4', mergeSigner: memoryBitcoinSigner(DOC_BTC_SECRET), createdAt: DOC_TIME });
       expect(body.merge_signature).to.equal('IFMDbd3Msky2MZEiYBuG3+2uJr53/Y/h8FHsgkX+Q9PjINxbMrJ63rmdfcem7Ktkd/cyFwREtb+NcCjKYzLzOIc=');
       expect(decodeToken(body.nostr_token).tags[4]![1]).to.equal('b694a26ef66a1bd79328a7d3224ad10574c207ca85a40c0d2ac37ce759825089');
       let refused: unknown;
@@ -250,7 +250,7 @@ describe('@wallet/client proofs: real-wallet vectors and the docs', () => {
 
     it('website login: the docs btc signature over the docs challenge', async () => {
       const challenge = `https://shop.example asks you to sign in with your wallet.\nservice: https://wallet.example.com\nchallenge: ${DOC_NONCE}\nexpires: 2026-01-01T00:05:00.000Z`;
-      const body = await buildWebsiteLogin({ challenge: { challenge, challenge_id: DOC_NONCE }, asset: 'btc', signer: memoryBitcoinSigner(DOC_BTC_SECRET), expectedService: DOC_SERVICE });
+      const body = await buildWebsiteLogin({ challenge: { challenge, challenge_id: DOC_NONCE }, asset: 'btc', signer: memoryBitcoinSigner(DOC_BTC_SECRET), expectedOrigin: 'https://shop.example', expectedService: DOC_SERVICE });
       expect(body).to.deep.equal({ challenge_id: DOC_NONCE, asset: 'btc', public_key: '0206f2d1be23c38e681cdffef496c7c937d66f75f14d02c6653ab1cef2d0e9476c', signature: 'HyXHC5syGWrbJEExY2NLaey2MGSFeW0fn3ucMwtMIe8YYObJxAVE1F9kDWqTYw10Ww0UioZdyaK0hH0hausI9k0=' });
     });
 
@@ -261,10 +261,31 @@ describe('@wallet/client proofs: real-wallet vectors and the docs', () => {
       const keyProofText = ['Wallet Backend key registration', 'service: https://wallet.example.com', 'user: 0b5c6b5e-4a4e-4d7a-9a0f-6a3c1f0e2d11', 'asset: btc', 'public_key: 02aa'].join('\n');
       const login = `https://shop.example asks you to sign in with your wallet.\nservice: https://wallet.example.com\nchallenge: ${DOC_NONCE}\nexpires: 2026-01-01T00:05:00.000Z`;
       for (const [challenge, id] of [[keyProofText, DOC_NONCE], [`${login}\n`, DOC_NONCE], [login, 'f'.repeat(64)]] as const) {
-        expect(await rejectionOf(buildWebsiteLogin({ challenge: { challenge, challenge_id: id }, asset: 'btc', signer }))).to.be.instanceOf(TypeError);
+        expect(await rejectionOf(buildWebsiteLogin({ challenge: { challenge, challenge_id: id }, asset: 'btc', signer, expectedOrigin: 'https://shop.example', expectedService: DOC_SERVICE }))).to.be.instanceOf(TypeError);
       }
-      expect(await rejectionOf(buildWebsiteLogin({ challenge: { challenge: login, challenge_id: DOC_NONCE }, asset: 'btc', signer, expectedService: 'https://other.example' }))).to.be.instanceOf(TypeError);
+      expect(await rejectionOf(buildWebsiteLogin({ challenge: { challenge: login, challenge_id: DOC_NONCE }, asset: 'btc', signer, expectedOrigin: 'https://shop.example', expectedService: 'https://other.example' }))).to.be.instanceOf(TypeError);
+      // A phishing page fetched a challenge naming shop.example: the wallet knows the page that asked is another origin.
+      expect(await rejectionOf(buildWebsiteLogin({ challenge: { challenge: login, challenge_id: DOC_NONCE }, asset: 'btc', signer, expectedOrigin: 'https://shop.example.evil', expectedService: DOC_SERVICE }))).to.be.instanceOf(TypeError);
       expect(asked, 'the key was never asked to sign').to.equal(0);
+    });
+
+    it('a Nostr signer that signs with another key than it reports is refused, so no merge proof vouches for a stranger’s npub', async () => {
+      const reported = memoryNostrSigner(hexToBytes('11'.repeat(32)));
+      const actual = memoryNostrSigner(hexToBytes('22'.repeat(32)));
+      const twoFaced = { getPublicKey: () => reported.getPublicKey(), signEvent: (template: Parameters<typeof actual.signEvent>[0]) => actual.signEvent(template) };
+      const url = `${DOC_SERVICE}/api/v1/auth/nostr`;
+      expect(await rejectionOf(buildNip98Event({ signer: twoFaced, url, method: 'POST' }))).to.be.instanceOf(Error);
+      expect(await rejectionOf(buildNostrRegister({ signer: twoFaced, service: DOC_SERVICE, nonce: DOC_NONCE, seedFingerprint: 'a1b2c3d4', mergeSigner: memoryBitcoinSigner(DOC_BTC_SECRET) }))).to.be.instanceOf(Error);
+      // A forged signature under the reported key is refused too.
+      const forger = { getPublicKey: () => reported.getPublicKey(), signEvent: async (template: Parameters<typeof actual.signEvent>[0]) => ({ ...(await reported.signEvent(template)), sig: '00'.repeat(64) }) };
+      expect(await rejectionOf(buildNip98Event({ signer: forger, url, method: 'POST' }))).to.be.instanceOf(Error);
+      expect((await buildNip98Event({ signer: reported, url, method: 'POST' })).event.pubkey).to.equal(reported.getPublicKey());
+    });
+
+    it('ALTCHA: a challenge asking more than MAX_ALTCHA_COST hash rounds per attempt is refused before any work', async () => {
+      const parameters = { algorithm: 'SHA-256', nonce: '00'.repeat(16), salt: '00'.repeat(16), cost: 1_001, keyLength: 32, keyPrefix: '00' };
+      expect(((await rejectionOf(solveAltcha({ parameters, signature: '00'.repeat(32) }))) as Error).message).to.match(/cost/);
+      expect((await solveAltcha({ parameters: { ...parameters, cost: 1 }, signature: '00'.repeat(32) })).derivedKey).to.match(/^00/);
     });
 
     it('key proof: the docs key-registration text (signed by a btc key the server verifies)', async () => {
@@ -344,7 +365,7 @@ eachDialect('@wallet/client proofs accepted by the server', (dialect) => {
       const identity = randomSecret();
       const { userId, token } = await register(t, memoryBitcoinSigner(identity));
       const login = async (signer: ReturnType<typeof memoryBitcoinSigner>): Promise<void> => {
-        const body = await buildWebsiteLogin({ challenge: await websiteChallenge(t), asset: signer.asset, signer, expectedService: TEST_PUBLIC_API_URL });
+        const body = await buildWebsiteLogin({ challenge: await websiteChallenge(t), asset: signer.asset, signer, expectedOrigin: 'https://shop.example', expectedService: TEST_PUBLIC_API_URL });
         const res = await t.client.post('/api/v1/auth/website/verify', body);
         expect(res.status, `${signer.asset} ${signer.compressed} ${res.text}`).to.equal(200);
         expect(res.body.user_id).to.equal(userId);
@@ -364,7 +385,7 @@ eachDialect('@wallet/client proofs accepted by the server', (dialect) => {
       expect((await t.client.post('/api/v1/keys', await buildKeyProof({ service: TEST_PUBLIC_API_URL, userId, asset: 'ltc', signer: ltc }), { token })).status).to.equal(200);
       const challenge = await websiteChallenge(t);
       // A text of the right shape that is not the one issued (another expiry): the server refuses the signature.
-      const tampered = await buildWebsiteLogin({ challenge: { ...challenge, challenge: challenge.challenge.replace(/expires: .*$/, 'expires: 2099-01-01T00:00:00.000Z') }, asset: 'ltc', signer: ltc });
+      const tampered = await buildWebsiteLogin({ challenge: { ...challenge, challenge: challenge.challenge.replace(/expires: .*$/, 'expires: 2099-01-01T00:00:00.000Z') }, asset: 'ltc', signer: ltc, expectedOrigin: 'https://shop.example', expectedService: TEST_PUBLIC_API_URL });
       const refused = await t.client.post('/api/v1/auth/website/verify', tampered);
       expect(refused.status).to.equal(401);
       expect(refused.body.error.message).to.equal('Invalid signature');

@@ -243,6 +243,10 @@ describe('@wallet/client tips: round trips and refusals', () => {
     expect(await refusal(() => sealTargetedTip(claims[0]!, EXAMPLE.recipientPubkey, { oneTimeSecret: new Uint8Array(32) }))).to.equal('tip_input_invalid');
     expect(await refusal(() => tipShareLink(`${SHARE_BASE}x#y`, fresh()))).to.equal('tip_input_invalid');
     expect(await refusal(() => tipShareLink(SHARE_BASE, 'abc'))).to.equal('tip_input_invalid');
+    // The page at share_url reads the fragment: a server-given share URL must be http(s), and under the base the wallet expects.
+    expect(await refusal(() => tipShareLink('javascript:alert(1)//', fresh()))).to.equal('tip_input_invalid');
+    expect(await refusal(() => tipShareLink('https://evil.example/tip/1', fresh(), SHARE_BASE))).to.equal('tip_input_invalid');
+    expect(tipShareLink(`${SHARE_BASE}1`, 'ab'.repeat(32), SHARE_BASE)).to.equal(`${SHARE_BASE}1#${'ab'.repeat(32)}`);
     expect(await refusal(() => parseTipLink(`${SHARE_BASE}3b1f0c6e-6d1a-4b53-9f0e-2a7c1d9e8b40`))).to.equal('tip_link_damaged');
     expect(await refusal(() => parseTipLink(`${SHARE_BASE}not-a-tip#${fresh()}`))).to.equal('tip_link_damaged');
   });

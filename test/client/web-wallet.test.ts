@@ -79,7 +79,8 @@ eachDialect('examples/web-wallet in headless Chromium, against the reference ser
     const page = await open();
     await shoot(page, '1-start');
     await page.click('#register');
-    await page.waitForFunction("document.getElementById('session').textContent.startsWith('Logged in')", undefined, { timeout: 10_000 });
+    // Locators, not evaluated strings: the page's CSP refuses eval, as it should.
+    await page.locator('#session', { hasText: /^Logged in/ }).waitFor({ timeout: 10_000 });
     expect(await page.textContent('#session')).to.match(/^Logged in: account [0-9a-f-]{36}, npub key [0-9a-f]{12}…$/);
 
     // Bad input shows the API's own message and code, and nothing is set.
@@ -92,7 +93,7 @@ eachDialect('examples/web-wallet in headless Chromium, against the reference ser
     const username = `web${Date.now().toString(36)}`;
     await page.fill('#username', username);
     await page.click('#username-form button');
-    await page.waitForFunction("document.getElementById('username-result').textContent !== ''");
+    await page.locator('#username-result', { hasText: /\S/ }).waitFor();
     expect(await page.textContent('#username-result')).to.equal(`Your username is ${username}.`);
     await shoot(page, '2-username');
     // The server has it: the public lookup answers for the handle.

@@ -34,17 +34,31 @@ export function parseWebsiteChallenge(text: string): ParsedWebsiteChallenge | nu
   return match === null ? null : { origin: match[1]!, service: match[2]!, challengeId: match[3]!, expires: match[4]! };
 }
 
+/** Whom a website login is for: both are checked against the challenge text before anything signs it. */
+export interface WebsiteLoginAudience {
+  /**
+   * The origin (`scheme://host[:port]`) of the page that asked the wallet to sign in, as the
+   * wallet itself saw it (the browser extension's sender, the URL the user opened), never as the
+   * page says: a page may fetch a challenge naming another site, and the server can check the
+   * origin only when a browser sends it.
+   */
+  expectedOrigin: string;
+  /** The deployment the wallet uses (its PUBLIC_API_URL, exactly as configured). */
+  expectedService: string;
+}
+
 /**
- * Checks that `challenge.challenge` is a website-login challenge for `challenge_id` (and, with
- * `expectedService`, for that deployment) before anything signs it; throws otherwise. A key that
- * signs only this shape as a "login" cannot be talked into signing, say, a key proof for
- * somebody else's account.
+ * Checks that `challenge.challenge` is a website-login challenge for `challenge_id`, from the
+ * origin that asked and for this deployment, before anything signs it; throws otherwise. A key
+ * that signs only this shape as a "login" cannot be talked into signing a key proof for somebody
+ * else's account, nor into logging a phishing page in as another site.
  */
-export function assertWebsiteChallenge(challenge: WebsiteChallenge, expectedService?: string): void {
+export function assertWebsiteChallenge(challenge: WebsiteChallenge, audience: WebsiteLoginAudience): void {
   const parsed = parseWebsiteChallenge(challenge.challenge);
   if (parsed === null) throw new TypeError('not a Wallet Backend website-login challenge');
   if (parsed.challengeId !== challenge.challenge_id) throw new TypeError('the challenge text names another challenge_id');
-  if (expectedService !== undefined && parsed.service !== expectedService) throw new TypeError(`the challenge is for ${parsed.service}, not ${expectedService}`);
+  if (parsed.origin !== audience.expectedOrigin) throw new TypeError(`the challenge names ${parsed.origin}, but ${audience.expectedOrigin} asked to sign in`);
+  if (parsed.service !== audience.expectedService) throw new TypeError(`the challenge is for ${parsed.service}, not ${audience.expectedService}`);
 }
 
 /** Who a key proof is for. */

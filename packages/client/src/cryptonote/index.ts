@@ -4,7 +4,7 @@ export type { CryptonoteSigner } from './signer.js';
 export { memoryCryptonoteSigner, type MemoryCryptonoteSignerOptions } from './memory-signer.js';
 export { buildCryptonoteWebsiteLogin, type CryptonoteWebsiteLoginInput, type CryptonoteWebsiteVerifyRequest } from './website-login.js';
 export { buildCryptonoteKeyProof, type CryptonoteKeyProofInput, type CryptonoteKeyProofRequest } from './key-proof.js';
-export type { KeyProofContext, WebsiteChallenge } from '../messages.js';
+export type { KeyProofContext, WebsiteChallenge, WebsiteLoginAudience } from '../messages.js';
 export {
   encodeCryptonoteAddress,
   decodeCryptonoteAddress,

@@ -7,4 +7,4 @@ export { slatepackAddress, slatepackSecretSeed, type SlatepackHrp } from './slat
 export type { GrinKeyForm } from './key-form.js';
 export { buildGrinWebsiteLogin, type GrinWebsiteLoginInput, type GrinWebsiteVerifyRequest } from './website-login.js';
 export { buildGrinKeyProof, buildGrinKeyProofs, type GrinKeyProofInput, type GrinKeyProofRequest } from './key-proof.js';
-export type { KeyProofContext, WebsiteChallenge } from '../messages.js';
+export type { KeyProofContext, WebsiteChallenge, WebsiteLoginAudience } from '../messages.js';

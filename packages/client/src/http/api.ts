@@ -1245,7 +1245,7 @@ export interface components {
             amount: number | string;
             tip_address?: string;
             /** @default false */
-            draft: boolean;
+            draft?: boolean;
             recipient?: string;
             ciphertext?: string;
             secret_hash?: string;
@@ -1265,7 +1265,7 @@ export interface components {
             pubkey_hash: string;
             seed_fingerprint: string;
             /** @default [] */
-            keys: {
+            keys?: {
                 /** @enum {string} */
                 asset: "btc" | "ltc" | "xmr" | "wow" | "grin";
                 public_key: string;
@@ -1312,7 +1312,7 @@ export interface components {
                 };
             };
             /** @default false */
-            fluff: boolean;
+            fluff?: boolean;
         };
         /** GrinHeightResponse */
         GrinHeightResponse: {
@@ -1367,7 +1367,7 @@ export interface components {
         GrinScanRequest: {
             rewind_hash: string;
             /** @default 1 */
-            start_index: number;
+            start_index?: number;
             max?: number;
         };
         /** GrinScanResponse */
@@ -1491,7 +1491,7 @@ export interface components {
              *       "0"
              *     ]
              */
-            amounts: string[];
+            amounts?: string[];
         };
         /** LwsRandomOutsResponse */
         LwsRandomOutsResponse: {
@@ -1572,7 +1572,7 @@ export interface components {
             nonce: string;
             seed_fingerprint: string;
             /** @default [] */
-            keys: {
+            keys?: {
                 /** @enum {string} */
                 asset: "btc" | "ltc" | "xmr" | "wow" | "grin";
                 public_key: string;

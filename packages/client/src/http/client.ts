@@ -5,7 +5,7 @@ import { apiErrorOf } from './errors.js';
 export interface WalletClientOptions {
   /** The server's public URL (its `PUBLIC_API_URL`), e.g. `https://wallet.example`; paths start at `/api/v1/…`. */
   baseUrl: string;
-  /** The session's access token, asked before each request (none: the request goes without `Authorization`). */
+  /** The session's access token, asked before each request that sets no `Authorization` of its own (none: the request goes without). */
   accessToken?: () => string | null | undefined | Promise<string | null | undefined>;
   /** A `fetch` of your own (tests, a proxy); the global one otherwise. */
   fetch?: typeof globalThis.fetch;
@@ -26,6 +26,8 @@ export function createWalletClient(options: WalletClientOptions): WalletApi {
   if (accessToken !== undefined) {
     api.use({
       async onRequest({ request }) {
+        // A request that carries its own Authorization (a NIP-98 login) keeps it.
+        if (request.headers.has('Authorization')) return request;
         const token = await accessToken();
         if (token) request.headers.set('Authorization', `Bearer ${token}`);
         return request;

@@ -63,6 +63,9 @@ export function altchaDeriveKey(parameters: AltchaChallenge['parameters'], count
   return key.slice(0, parameters.keyLength ?? 32);
 }
 
+/** The most hash rounds per attempt a challenge may ask (this server asks 1). */
+export const MAX_ALTCHA_COST = 1_000;
+
 /**
  * Counts up from 0 until the derived key's hex starts with `keyPrefix`, and returns the
  * `altcha_solution` the server accepts (once, before `data.expires`), with the attempt count.
@@ -73,6 +76,8 @@ export async function solveAltcha(challenge: AltchaChallenge, options: SolveAltc
   if (HASHES[parameters.algorithm] === undefined) throw new Error(`unsupported ALTCHA algorithm ${parameters.algorithm}`);
   const prefix = parameters.keyPrefix.toLowerCase();
   if (!/^[0-9a-f]+$/.test(prefix)) throw new Error('keyPrefix must be hex');
+  // Each attempt hashes `cost` times: a server naming a huge cost would hold the wallet's thread for ever.
+  if (!Number.isInteger(parameters.cost) || parameters.cost < 1 || parameters.cost > MAX_ALTCHA_COST) throw new Error(`ALTCHA cost must be a whole number from 1 to ${MAX_ALTCHA_COST}`);
   const max = Math.min(options.maxCounter ?? 0xffffffff, 0xffffffff);
   const yieldEvery = Math.max(1, options.yieldEvery ?? 5_000);
   for (let counter = 0; counter <= max; counter += 1) {

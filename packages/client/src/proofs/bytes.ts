@@ -12,10 +12,10 @@ export function sha256Hex(data: string | Uint8Array): string {
   return bytesToHex(sha256(typeof data === 'string' ? utf8ToBytes(data) : data));
 }
 
-/** Unix seconds of `when` (a Date, or milliseconds), or of the current time. */
+/** Unix seconds of `when` (a Date, or already Unix seconds, as Nostr's `created_at` and the extension login's `timestamp`), or of now. */
 export function unixSeconds(when?: Date | number): number {
-  const ms = when === undefined ? Date.now() : typeof when === 'number' ? when : when.getTime();
-  return Math.floor(ms / 1000);
+  if (typeof when === 'number') return when;
+  return Math.floor((when === undefined ? Date.now() : when.getTime()) / 1000);
 }
 
 /** `PUBLIC_API_URL` without trailing slashes, so `service + path` never doubles a slash. */

@@ -36,6 +36,7 @@ export interface ErasureProofInput {
   nonce: string;
   /** For `confirm` and `cancel`: the request's `erasure_id`. */
   erasureId?: string;
+  /** The event's `created_at`: a Date or Unix seconds (within 60 s of the server clock). Default: now. */
   createdAt?: Date | number;
 }
 

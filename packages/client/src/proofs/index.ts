@@ -20,4 +20,4 @@ export {
 } from './signed-action.js';
 export { NOSTR_LINK_PATH, NOSTR_REGISTER_PATH, buildNostrLink, buildNostrRegister, nostrMergeMessage, type NostrActionInput, type NostrLinkRequest, type NostrRegisterInput, type NostrRegisterRequest } from './nostr-account.js';
 export { buildErasureProof, erasureRequestTarget, type ErasureAction, type ErasureProofInput } from './erasure.js';
-export { altchaDeriveKey, solveAltcha, type AltchaChallenge, type AltchaSolution, type SolveAltchaOptions } from './altcha.js';
+export { MAX_ALTCHA_COST, altchaDeriveKey, solveAltcha, type AltchaChallenge, type AltchaSolution, type SolveAltchaOptions } from './altcha.js';

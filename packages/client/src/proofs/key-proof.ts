@@ -9,7 +9,7 @@ import { assertSignerAsset, type AssetBitcoinSigner, type MessageAsset } from '.
 
 /** The JSON body of `POST /api/v1/keys` with a proof. */
 export interface KeyProofRequest {
-  asset: string;
+  asset: MessageAsset;
   public_key: string;
   signature: string;
 }

@@ -5,6 +5,7 @@
  * @module
  */
 import type { NostrEvent, NostrEventTemplate, NostrSigner } from '../signer.js';
+import { verifyEvent } from 'nostr-tools/pure';
 import { base64OfText, sha256Hex, trimService, unixSeconds } from './bytes.js';
 
 /** The event kind of NIP-98 HTTP auth and of signed actions. */
@@ -30,7 +31,7 @@ export interface Nip98Input {
   body?: string | Uint8Array;
   /** Further tags, appended after `u`, `method` (and `payload`), in this order. */
   extraTags?: string[][];
-  /** The event's `created_at`: must be within 60 s of the server clock. Default: now. */
+  /** The event's `created_at`: a Date or Unix seconds, within 60 s of the server clock. Default: now. */
   createdAt?: Date | number;
 }
 
@@ -43,17 +44,21 @@ export function nip98Token(event: NostrEvent): string {
  * Signs a NIP-98 event with tags in the order the docs use (`u`, `method`, then `payload` if a
  * body is sent, then `extraTags`) and encodes it. The server refuses a repeated `u`, `method` or
  * `payload`, a `created_at` more than 60 s off, and a `u` that differs from its configured URL.
- * Throws when the signer returns an event that is not the one it was asked to sign.
+ * Throws when the signer returns an event that is not the one it was asked to sign, or not
+ * validly signed by the key its `getPublicKey()` reports.
  */
 export async function buildNip98Event(input: Nip98Input): Promise<Nip98Proof> {
   const tags: string[][] = [['u', input.url], ['method', input.method]];
   if (input.body !== undefined) tags.push(['payload', sha256Hex(input.body)]);
   for (const tag of input.extraTags ?? []) tags.push([...tag]);
   const template: NostrEventTemplate = { kind: NIP98_KIND, tags, created_at: unixSeconds(input.createdAt), content: '' };
+  const pubkey = (await input.signer.getPublicKey()).toLowerCase();
   const event = await input.signer.signEvent(template);
   if (event.kind !== template.kind || event.created_at !== template.created_at || event.content !== template.content || JSON.stringify(event.tags) !== JSON.stringify(template.tags)) {
     throw new Error('the Nostr signer changed the event it was asked to sign');
   }
+  // A signer that signs with another key than it reports (a multi-account extension) would have a BTC key vouch for a stranger's npub (merge proofs).
+  if (event.pubkey !== pubkey || !verifyEvent({ ...event })) throw new Error('the Nostr signer returned an event not validly signed by the key it reports');
   const token = nip98Token(event);
   return { event, token, authorization: `Nostr ${token}` };
 }
@@ -63,6 +68,7 @@ export interface NostrLoginInput {
   signer: NostrSigner;
   /** The server's PUBLIC_API_URL (without `/api/v1`), exactly as the operator configured it. */
   service: string;
+  /** The event's `created_at`: a Date or Unix seconds (within 60 s of the server clock). Default: now. */
   createdAt?: Date | number;
 }
 

@@ -19,6 +19,7 @@ export interface NostrActionInput {
   service: string;
   /** The nonce of the matching challenge endpoint. */
   nonce: string;
+  /** The event's `created_at`: a Date or Unix seconds (within 60 s of the server clock). Default: now. */
   createdAt?: Date | number;
 }
 

@@ -52,6 +52,7 @@ export interface SignedActionInput extends RequestDescriptor {
   /** The 64-hex nonce from the purpose's challenge endpoint (single use, 5 minutes). */
   nonce: string;
   purpose: SignedActionPurpose | (string & {});
+  /** The event's `created_at`: a Date or Unix seconds (within 60 s of the server clock). Default: now. */
   createdAt?: Date | number;
 }
 

@@ -3,10 +3,17 @@ import { TipEnvelopeError } from './errors.js';
 const UUID = /[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 const FRAGMENT = /^[0-9a-fA-F]{64}$/;
 
-/** A public tip's claim link: the create answer's `share_url`, `#`, the fragment. Browsers never send the fragment to a server. */
-export function tipShareLink(shareUrl: string, fragment: string): string {
+/**
+ * A public tip's claim link: the create answer's `share_url`, `#`, the fragment. Browsers never
+ * send the fragment to a server, but the page at `share_url` reads it, and the fragment opens the
+ * tip's key: so `share_url` must be an http(s) URL and, when `expectedBase` is given (the
+ * operator's TIP_SHARE_BASE, as the wallet knows it), start with it.
+ */
+export function tipShareLink(shareUrl: string, fragment: string, expectedBase?: string): string {
   if (!FRAGMENT.test(fragment)) throw new TipEnvelopeError('tip_input_invalid', 'the fragment must be 64 hex characters');
   if (shareUrl.includes('#')) throw new TipEnvelopeError('tip_input_invalid', 'the share URL already has a fragment');
+  if (!/^https?:\/\/[^/?#]+/i.test(shareUrl)) throw new TipEnvelopeError('tip_input_invalid', 'the share URL is not an http(s) URL');
+  if (expectedBase !== undefined && !shareUrl.startsWith(expectedBase)) throw new TipEnvelopeError('tip_input_invalid', `the share URL is not under ${expectedBase}`);
   return `${shareUrl}#${fragment.toLowerCase()}`;
 }
 
