@@ -34,6 +34,8 @@ const COVERED: Array<{ file: string; contains: string; by: string }> = [
   { file: 'docs/wallet-integration.md', contains: 'async function altchaSolution', by: 'test/docs/altcha-snippets.test.ts' },
   { file: 'docs/wallet-integration.md', contains: 'async function solveAltcha', by: 'test/docs/altcha-snippets.test.ts' },
   { file: 'docs/tips.md', contains: 'function sealPublic', by: 'test/docs/tips-envelope.test.ts' },
+  { file: 'docs/wallet-integration.md', contains: 'async function loginWithBtc', by: 'test/docs/client-snippets.test.ts' },
+  { file: 'docs/wallet-integration.md', contains: 'async function proveThenLogIn', by: 'test/docs/client-snippets.test.ts' },
 ];
 
 /** Type names of @wallet/backend-core an excerpt of its declarations may use (`fragment types`): those it does not declare itself are imported. */
