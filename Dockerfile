@@ -31,6 +31,7 @@ COPY packages/tips/package.json packages/tips/
 COPY packages/premium/package.json packages/premium/
 COPY packages/relay-admission/package.json packages/relay-admission/
 COPY packages/erasure/package.json packages/erasure/
+COPY packages/client/package.json packages/client/
 COPY examples/server/package.json examples/server/
 COPY examples/cli/package.json examples/cli/
 # --ignore-scripts: the sources are not here yet, so `prepare` (the build) cannot run; the
@@ -69,6 +70,9 @@ COPY --from=build /app/packages/relay-admission/dist/ packages/relay-admission/d
 COPY --from=build /app/packages/relay-admission/proto/ packages/relay-admission/proto/
 COPY --from=build /app/packages/erasure/package.json packages/erasure/
 COPY --from=build /app/packages/erasure/dist/ packages/erasure/dist/
+# The wallet client is a workspace (npm links it); the server never loads it.
+COPY --from=build /app/packages/client/package.json packages/client/
+COPY --from=build /app/packages/client/dist/ packages/client/dist/
 COPY --from=build /app/examples/server/package.json examples/server/
 COPY --from=build /app/examples/server/dist/ examples/server/dist/
 COPY --from=build /app/examples/cli/package.json examples/cli/

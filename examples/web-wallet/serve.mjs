@@ -32,7 +32,7 @@ export async function startWebWallet({ apiUrl, port = 0, host = '127.0.0.1' }) {
     "script-src 'self'",
     "style-src 'self'",
     `connect-src ${api.origin}`,
-    "img-src 'self'",
+    "img-src 'none'",
     "base-uri 'none'",
     "form-action 'none'",
     "frame-ancestors 'none'",
@@ -40,7 +40,8 @@ export async function startWebWallet({ apiUrl, port = 0, host = '127.0.0.1' }) {
   const pages = {
     ...Object.fromEntries(Object.entries(FILES).map(([path, [file, type]]) => [path, [readFileSync(join(here, file), 'utf8'), type]])),
     '/wallet-client.js': [bundle, 'text/javascript'],
-    '/config.js': [`export const API_URL = ${JSON.stringify(api.href.replace(/\/+$/, ''))};\n`, 'text/javascript'],
+    // As given (the server's PUBLIC_API_URL, which proofs sign verbatim), only trailing slashes dropped.
+    '/config.js': [`export const API_URL = ${JSON.stringify(apiUrl.replace(/\/+$/, ''))};\n`, 'text/javascript'],
   };
   const index = readFileSync(join(here, 'index.html'), 'utf8');
   const server = createServer((req, res) => {

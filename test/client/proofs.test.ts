@@ -15,7 +15,10 @@ import {
   buildNostrLink,
   buildNostrLogin,
   buildNostrRegister,
+  buildSignedAction,
   buildWebsiteLogin,
+  extensionLoginMessage,
+  keyRegistrationMessage,
   keyRotationMessage,
   memoryBitcoinSigner,
   memoryNostrSigner,
@@ -280,6 +283,19 @@ describe('@wallet/client proofs: real-wallet vectors and the docs', () => {
       const forger = { getPublicKey: () => reported.getPublicKey(), signEvent: async (template: Parameters<typeof actual.signEvent>[0]) => ({ ...(await reported.signEvent(template)), sig: '00'.repeat(64) }) };
       expect(await rejectionOf(buildNip98Event({ signer: forger, url, method: 'POST' }))).to.be.instanceOf(Error);
       expect((await buildNip98Event({ signer: reported, url, method: 'POST' })).event.pubkey).to.equal(reported.getPublicKey());
+    });
+
+    it('no text a key signs can carry a forged line, and a signed action takes only its challenge’s nonce and a full /api/v1 path', async () => {
+      expect(() => extensionLoginMessage(`${DOC_SERVICE}\npubkey_hash: 00`, '00', 1)).to.throw(TypeError);
+      expect(() => keyRotationMessage(DOC_SERVICE, '', 1)).to.throw(TypeError);
+      expect(() => nostrMergeMessage(DOC_SERVICE, 'ab\r', DOC_NONCE)).to.throw(TypeError);
+      expect(() => keyRegistrationMessage({ service: DOC_SERVICE, userId: 'u\nasset: btc' }, 'ltc', '02aa')).to.throw(TypeError);
+      const signer = memoryNostrSigner(hexToBytes('33'.repeat(32)));
+      const action = { signer, service: DOC_SERVICE, method: 'POST', purpose: 'nostr_link', body: '' } as const;
+      expect(await rejectionOf(buildSignedAction({ ...action, path: '/api/v1/auth/nostr/link', nonce: 'not-a-nonce' }))).to.be.instanceOf(TypeError);
+      expect(await rejectionOf(buildSignedAction({ ...action, path: '/auth/nostr/link', nonce: DOC_NONCE }))).to.be.instanceOf(TypeError);
+      expect(await rejectionOf(buildSignedAction({ ...action, path: '/api/v1/auth/nostr/link?x=1', nonce: DOC_NONCE }))).to.be.instanceOf(TypeError);
+      expect((await buildSignedAction({ ...action, path: '/api/v1/auth/nostr/link', nonce: DOC_NONCE })).nonce).to.equal(DOC_NONCE);
     });
 
     it('ALTCHA: a challenge asking more than MAX_ALTCHA_COST hash rounds per attempt is refused before any work', async () => {

@@ -1,6 +1,7 @@
 /**
- * The texts any key signs for the server (docs/wallet-integration.md, sections 4 and 5): the
- * website-login challenge, checked before anything signs it, and the key-registration text.
+ * The texts any key signs for the server (docs/wallet-integration.md, sections 1 to 5): the
+ * website-login challenge, checked before anything signs it, and the texts the client writes
+ * (login, key rotation, Nostr merge, key registration).
  * Lines joined with "\n", no trailing newline. Shared by the three entry points; it imports
  * nothing, so `@wallet/client/cryptonote` and `@wallet/client/grin` load it without the main entry.
  * @module
@@ -69,9 +70,32 @@ export interface KeyProofContext {
   userId: string;
 }
 
+/** `title` then one `name: value` line per field, joined by `\n`, no trailing newline; every value a non-empty single line, so no field can forge another line. */
+function signedText(title: string, fields: Array<[string, string | number]>): string {
+  const lines = fields.map(([name, value]) => {
+    const text = String(value);
+    if (text === '' || /[\r\n]/.test(text)) throw new TypeError(`${title}: ${name} must be a non-empty single line`);
+    return `${name}: ${text}`;
+  });
+  return [title, ...lines].join('\n');
+}
+
 /** The key-registration text (docs section 5, "Key proofs"); `publicKey` exactly as the request carries it. */
 export function keyRegistrationMessage(context: KeyProofContext, asset: string, publicKey: string): string {
-  const fields = [context.service, context.userId, asset, publicKey];
-  if (fields.some((field) => field === '' || /[\r\n]/.test(field))) throw new TypeError('key proof fields must be non-empty single lines');
-  return ['Wallet Backend key registration', `service: ${context.service}`, `user: ${context.userId}`, `asset: ${asset}`, `public_key: ${publicKey}`].join('\n');
+  return signedText('Wallet Backend key registration', [['service', context.service], ['user', context.userId], ['asset', asset], ['public_key', publicKey]]);
+}
+
+/** The BTC login text (docs section 1): `Wallet Backend login` / `service:` / `pubkey_hash:` / `timestamp:`. */
+export function extensionLoginMessage(service: string, pubkeyHashHex: string, timestamp: number): string {
+  return signedText('Wallet Backend login', [['service', service], ['pubkey_hash', pubkeyHashHex], ['timestamp', timestamp]]);
+}
+
+/** The key-rotation text (docs section 1): `Wallet Backend key rotation` / `service:` / `new_pubkey_hash:` / `timestamp:` (the login's). */
+export function keyRotationMessage(service: string, newPubkeyHash: string, timestamp: number): string {
+  return signedText('Wallet Backend key rotation', [['service', service], ['new_pubkey_hash', newPubkeyHash], ['timestamp', timestamp]]);
+}
+
+/** The Nostr registration's merge text (docs section 3): `Wallet Backend Nostr registration` / `service:` / `nostr_pubkey:` / `nonce:`. */
+export function nostrMergeMessage(service: string, nostrPubkey: string, nonce: string): string {
+  return signedText('Wallet Backend Nostr registration', [['service', service], ['nostr_pubkey', nostrPubkey], ['nonce', nonce]]);
 }

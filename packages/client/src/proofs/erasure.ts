@@ -4,13 +4,13 @@
  * @module
  */
 import type { NostrSigner } from '../signer.js';
-import { buildSignedAction, SIGNED_ACTION_PURPOSES } from './signed-action.js';
+import { buildSignedAction, SIGNED_ACTION_PURPOSES, type SignedActionPurpose } from './signed-action.js';
 
 /** The erasure actions, the purpose each nonce is issued for, and the request each is bound to. */
 export type ErasureAction = 'request' | 'confirm' | 'cancel' | 'export';
 
 /** Where each erasure action is sent: method and full path (`erasureId` for confirm and cancel). */
-export function erasureRequestTarget(action: ErasureAction, erasureId?: string): { method: 'POST' | 'DELETE'; path: string; purpose: string } {
+export function erasureActionTarget(action: ErasureAction, erasureId?: string): { method: 'POST' | 'DELETE'; path: string; purpose: SignedActionPurpose } {
   const needId = (): string => {
     if (erasureId === undefined || !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(erasureId)) throw new Error(`erasure ${action} needs the lower-case erasure_id`);
     return erasureId;
@@ -47,7 +47,7 @@ export interface ErasureProofInput {
  * account is the one whose linked npub signs.
  */
 export async function buildErasureProof(input: ErasureProofInput): Promise<{ nostr_token: string; nonce: string }> {
-  const target = erasureRequestTarget(input.action, input.erasureId);
+  const target = erasureActionTarget(input.action, input.erasureId);
   const proof = await buildSignedAction({ signer: input.signer, service: input.service, nonce: input.nonce, createdAt: input.createdAt, ...target });
   return { nostr_token: proof.nostr_token, nonce: proof.nonce };
 }

@@ -5,19 +5,10 @@
  */
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, concatBytes, utf8ToBytes } from '@noble/hashes/utils.js';
+import { extensionLoginMessage, keyRotationMessage } from '../messages.js';
 import { assertSignerAsset, pubkeyHash, type AssetBitcoinSigner } from './bitcoin-message.js';
 import { unixSeconds } from './bytes.js';
 import { gateFields, type GateInputs, type SubmittedKey } from './gates.js';
-
-/** `Wallet Backend login` / `service:` / `pubkey_hash:` / `timestamp:`, joined by `\n`, no trailing newline. */
-export function extensionLoginMessage(service: string, pubkeyHashHex: string, timestamp: number): string {
-  return ['Wallet Backend login', `service: ${service}`, `pubkey_hash: ${pubkeyHashHex}`, `timestamp: ${timestamp}`].join('\n');
-}
-
-/** `Wallet Backend key rotation` / `service:` / `new_pubkey_hash:` / `timestamp:` (the login's timestamp). */
-export function keyRotationMessage(service: string, newPubkeyHash: string, timestamp: number): string {
-  return ['Wallet Backend key rotation', `service: ${service}`, `new_pubkey_hash: ${newPubkeyHash}`, `timestamp: ${timestamp}`].join('\n');
-}
 
 /**
  * The recommended `seed_fingerprint`: the first 16 bytes (32 hex) of

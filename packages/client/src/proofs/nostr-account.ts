@@ -3,6 +3,7 @@
  * descriptor, with the nonce of `GET …/link-challenge` or `GET …/register-challenge`.
  * @module
  */
+import { nostrMergeMessage } from '../messages.js';
 import type { NostrSigner } from '../signer.js';
 import { assertSignerAsset, type AssetBitcoinSigner } from './bitcoin-message.js';
 import { gateFields, type GateInputs, type SubmittedKey } from './gates.js';
@@ -33,11 +34,6 @@ export interface NostrLinkRequest {
 export async function buildNostrLink(input: NostrActionInput): Promise<NostrLinkRequest> {
   const proof = await buildSignedAction({ ...input, method: 'POST', path: NOSTR_LINK_PATH, purpose: SIGNED_ACTION_PURPOSES.nostrLink });
   return { nostr_token: proof.nostr_token, nonce: proof.nonce };
-}
-
-/** `Wallet Backend Nostr registration` / `service:` / `nostr_pubkey:` / `nonce:`, the merge proof's text. */
-export function nostrMergeMessage(service: string, nostrPubkey: string, nonce: string): string {
-  return ['Wallet Backend Nostr registration', `service: ${service}`, `nostr_pubkey: ${nostrPubkey}`, `nonce: ${nonce}`].join('\n');
 }
 
 /** What {@link buildNostrRegister} needs. */

@@ -51,7 +51,7 @@ export interface SignedActionInput extends RequestDescriptor {
   service: string;
   /** The 64-hex nonce from the purpose's challenge endpoint (single use, 5 minutes). */
   nonce: string;
-  purpose: SignedActionPurpose | (string & {});
+  purpose: SignedActionPurpose;
   /** The event's `created_at`: a Date or Unix seconds (within 60 s of the server clock). Default: now. */
   createdAt?: Date | number;
 }
@@ -71,6 +71,8 @@ export interface SignedActionProof {
  * purpose and subject, and the descriptor, then consumes the nonce.
  */
 export async function buildSignedAction(input: SignedActionInput): Promise<SignedActionProof> {
+  if (!/^[0-9a-f]{64}$/.test(input.nonce)) throw new TypeError('a signed action’s nonce is the 64 lower-case hex its challenge endpoint gave');
+  if (!input.path.startsWith('/api/v1/') || /[?#\s]/.test(input.path)) throw new TypeError('a signed action’s path is the full /api/v1/… path, without query or fragment');
   const method = input.method.toUpperCase();
   const query = input.query ?? '';
   const url = `${trimService(input.service)}${input.path}${query === '' ? '' : `?${query}`}`;

@@ -9,4 +9,4 @@ export { openTargetedTip, sealTargetedTip, splitTargetedCiphertext, type Claimed
 export type { Nip44Decrypter } from './decrypter.js';
 export { parseTipLink, tipShareLink, type TipLink } from './link.js';
 export { recipientNostrKey } from './directory.js';
-export { tipAddress, type SegwitPrefix } from './address.js';
+export { assertKeySpendsTip, tipAddress, type SegwitPrefix } from './address.js';

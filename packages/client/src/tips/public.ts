@@ -4,6 +4,7 @@ import { bytesToHex, hexToBytes, randomBytes, utf8ToBytes } from '@noble/hashes/
 import { parseTipClaim, tipClaimText, type TipAsset, type TipClaim } from './claim.js';
 import { TipEnvelopeError } from './errors.js';
 import { bytes32, ciphertextOf, nip44Open, nip44Seal } from './payload.js';
+import { assertKeySpendsTip } from './address.js';
 
 /** The HKDF salt of a public tip's conversation key (NIP-44 uses `nip44-v2` in the same place). */
 export const TIP_ENVELOPE_SALT = 'wallet-backend-tip-v1';
@@ -31,6 +32,8 @@ export interface ClaimedPublicTip {
   secret_hash: string | null;
   /** The tip's asset: the claim key must be for it. */
   asset?: TipAsset;
+  /** The claim answer's `tip_address`: a BTC/LTC claim key must spend it. */
+  tip_address?: string | null;
 }
 
 /** HKDF-Extract(SHA-256, salt = `wallet-backend-tip-v1`, ikm = secret): the public tip's NIP-44 conversation key. */
@@ -66,5 +69,7 @@ export function openPublicTip(tip: ClaimedPublicTip, fragment: string): TipClaim
     throw new TipEnvelopeError('tip_link_damaged', 'this link is damaged: its secret does not match the tip');
   }
   const ciphertext = ciphertextOf(tip.ciphertext);
-  return parseTipClaim(nip44Open(ciphertext, conversationKey(secret)), tip.asset);
+  const claim = parseTipClaim(nip44Open(ciphertext, conversationKey(secret)), tip.asset);
+  assertKeySpendsTip(claim, tip.tip_address);
+  return claim;
 }

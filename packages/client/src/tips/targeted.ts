@@ -5,6 +5,7 @@ import { parseTipClaim, tipClaimText, type TipAsset, type TipClaim } from './cla
 import type { Nip44Decrypter } from './decrypter.js';
 import { TipEnvelopeError } from './errors.js';
 import { bytes32, ciphertextOf, nip44Seal } from './payload.js';
+import { assertKeySpendsTip } from './address.js';
 
 const XONLY = /^[0-9a-f]{64}$/;
 
@@ -28,6 +29,8 @@ export interface ClaimedTargetedTip {
   ciphertext: string | null;
   /** The tip's asset: the claim key must be for it. */
   asset?: TipAsset;
+  /** The claim answer's `tip_address`: a BTC/LTC claim key must spend it. */
+  tip_address?: string | null;
 }
 
 /**
@@ -83,5 +86,7 @@ export async function openTargetedTip(tip: ClaimedTargetedTip, decrypter: Nip44D
   } catch (cause) {
     throw new TipEnvelopeError('tip_envelope_unopenable', 'the envelope does not open with this Nostr key', { cause });
   }
-  return parseTipClaim(plaintext, tip.asset);
+  const claim = parseTipClaim(plaintext, tip.asset);
+  assertKeySpendsTip(claim, tip.tip_address);
+  return claim;
 }
