@@ -190,7 +190,8 @@ eachDialect('relay admission: the one-file executable, from a folder without nod
       );
     try {
       expect(await admit(signed(premium, 1))).to.deep.equal({ decision: 'DECISION_PERMIT', message: '' });
-      expect(await admit(signed(w.stranger, 1))).to.deep.equal({ decision: 'DECISION_DENY', message: NOT_A_USER });
+      // nostr-rs-relay puts its own `blocked: ` in front of a DENY's message, so the message carries none.
+      expect(await admit(signed(w.stranger, 1))).to.deep.equal({ decision: 'DECISION_DENY', message: 'only the relay’s users may post here; others may send them gift-wrapped DMs' });
     } finally {
       client.close();
     }
