@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { createDecipheriv, createECDH, createHash, createHmac, hkdfSync } from 'node:crypto';
+import { createECDH, createHash, createHmac, hkdfSync } from 'node:crypto';
 import { payments } from 'bitcoinjs-lib';
-import { eachDialect } from '../harness/index.js';
+import { eachDialect, nip44Decrypt } from '../harness/index.js';
 import { useChainFakes, useTipsWorld } from '../tips/harness.js';
 import { fencedBlockIn, readDoc, runSnippet } from './doc-snippets.js';
 
@@ -30,28 +30,6 @@ const snippet = fencedBlockIn(doc, 'function sealPublic', 'js');
 const sha256 = (data: Buffer | string) => createHash('sha256').update(data).digest();
 const hex = (text: string) => Buffer.from(text, 'hex');
 const LTC_MAINNET = { messagePrefix: '\x19Litecoin Signed Message:\n', bech32: 'ltc', bip32: { public: 0x019da462, private: 0x019d9cfe }, pubKeyHash: 0x30, scriptHash: 0x32, wif: 0xb0 };
-
-/** NIP-44 v2 decryption written out from the NIP (message keys by HKDF-Expand, MAC checked, ChaCha20 with counter 0). */
-function nip44Decrypt(payloadBase64: string, conversationKey: Buffer): { plaintext: string; padded: Buffer; payload: Buffer } {
-  const payload = Buffer.from(payloadBase64, 'base64');
-  expect(payload[0]).to.equal(2);
-  const nonce = payload.subarray(1, 33);
-  const ciphertext = payload.subarray(33, payload.length - 32);
-  // HKDF-Expand only: node's hkdfSync extracts first, so expand by hand (RFC 5869 T(1) ‖ T(2) ‖ T(3)).
-  let block = Buffer.alloc(0);
-  let keys = Buffer.alloc(0);
-  for (let i = 1; keys.length < 76; i++) {
-    block = createHmac('sha256', conversationKey).update(Buffer.concat([block, nonce, Buffer.from([i])])).digest();
-    keys = Buffer.concat([keys, block]);
-  }
-  const [chachaKey, chachaNonce, hmacKey] = [keys.subarray(0, 32), keys.subarray(32, 44), keys.subarray(44, 76)];
-  const mac = createHmac('sha256', hmacKey).update(Buffer.concat([nonce, ciphertext])).digest();
-  expect(mac.equals(payload.subarray(payload.length - 32)), 'MAC').to.equal(true);
-  const decipher = createDecipheriv('chacha20', chachaKey, Buffer.concat([Buffer.alloc(4), chachaNonce]));
-  const padded = Buffer.concat([decipher.update(ciphertext), decipher.final()]);
-  const length = padded.readUInt16BE(0);
-  return { plaintext: padded.subarray(2, 2 + length).toString('utf8'), padded, payload };
-}
 
 /** The x coordinate of a·B for a secp256k1 secret and an x-only (even y) public key. */
 function sharedX(secretHex: string, xOnly: string): Buffer {

@@ -14,3 +14,4 @@ export * from './hostile-arbitraries.js';
 export * from './identity.js';
 export { everyFeatureConfig, fullOpenApiDocument } from './openapi.js';
 export * from './raw-http.js';
+export * from './nip44.js';
