@@ -1,5 +1,6 @@
 import createClient, { type Client } from 'openapi-fetch';
 import type { paths } from './api.js';
+import { trimService } from '../service-url.js';
 import { apiErrorOf } from './errors.js';
 
 export interface WalletClientOptions {
@@ -21,7 +22,7 @@ export type WalletApi = Client<paths>;
  * a thrown `WalletApiError` carrying the stable code.
  */
 export function createWalletClient(options: WalletClientOptions): WalletApi {
-  const api = createClient<paths>({ baseUrl: options.baseUrl.replace(/\/+$/, ''), ...(options.fetch ? { fetch: options.fetch } : {}) });
+  const api = createClient<paths>({ baseUrl: trimService(options.baseUrl), ...(options.fetch ? { fetch: options.fetch } : {}) });
   const accessToken = options.accessToken;
   if (accessToken !== undefined) {
     api.use({

@@ -1,3 +1,4 @@
+import { trimService } from '../service-url.js';
 import { apiErrorOf } from './errors.js';
 
 /**
@@ -44,7 +45,7 @@ export interface ErasureApi {
 
 /** The erasure and export routes (`/api/v1/account/…`); each answer or a thrown `WalletApiError`. Proof-gated: no session token is sent. */
 export function erasureApi(options: { baseUrl: string; fetch?: typeof globalThis.fetch }): ErasureApi {
-  const base = `${options.baseUrl.replace(/\/+$/, '')}/api/v1/account`;
+  const base = `${trimService(options.baseUrl)}/api/v1/account`;
   const send = async <T>(method: string, path: string, body: unknown): Promise<T> => {
     const response = await (options.fetch ?? globalThis.fetch)(`${base}${path}`, { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
     const parsed: unknown = await response.json().catch(() => undefined);

@@ -17,8 +17,3 @@ export function unixSeconds(when?: Date | number): number {
   if (typeof when === 'number') return when;
   return Math.floor((when === undefined ? Date.now() : when.getTime()) / 1000);
 }
-
-/** `PUBLIC_API_URL` without trailing slashes, so `service + path` never doubles a slash. */
-export function trimService(service: string): string {
-  return service.replace(/\/+$/, '');
-}

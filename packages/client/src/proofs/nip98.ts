@@ -6,7 +6,8 @@
  */
 import type { NostrEvent, NostrEventTemplate, NostrSigner } from '../signer.js';
 import { verifyEvent } from 'nostr-tools/pure';
-import { base64OfText, sha256Hex, trimService, unixSeconds } from './bytes.js';
+import { base64OfText, sha256Hex, unixSeconds } from './bytes.js';
+import { trimService } from '../service-url.js';
 
 /** The event kind of NIP-98 HTTP auth and of signed actions. */
 export const NIP98_KIND = 27235;

@@ -5,7 +5,8 @@
  */
 import { utf8ToBytes } from '@noble/hashes/utils.js';
 import type { NostrEvent, NostrSigner } from '../signer.js';
-import { sha256Hex, trimService } from './bytes.js';
+import { sha256Hex } from './bytes.js';
+import { trimService } from '../service-url.js';
 import { buildNip98Event } from './nip98.js';
 
 /** Every signed-action purpose the server verifies. */
