@@ -105,6 +105,32 @@ eachDialect('relay admission: the library hook (premium-post)', (dialect) => {
     }
   });
 
+  it('standings falling due one after another share one background re-read, not one each', async () => {
+    const a = hook({ cacheTtlMs: 10_000 });
+    const knex = w.t.backend.db.knex;
+    const start = w.t.clock.now().getTime();
+    const users = Array.from({ length: 5 }, () => nostrKey());
+    for (const user of users) await seedUser(w.t.backend, { nostrPubkey: user.pubkey, premiumUntil: new Date(start + DAY_MS) });
+    for (const user of users) expect(await a.admit(signed(user, 1))).to.deep.equal(ACCEPTED);
+    const reads: number[][] = [];
+    const counted = (query: { bindings?: unknown[] }) => reads.push((query.bindings ?? []).filter((b) => typeof b === 'string').map(() => 1));
+    knex.on('query', counted);
+    try {
+      w.t.clock.set(new Date(start + 6_000));
+      // Each falls due 30 ms after the one before: a re-read started at the first would see one.
+      for (const user of users) {
+        expect(a.admitNow(signed(user, 1))).to.deep.equal(ACCEPTED);
+        await new Promise((resolve) => setTimeout(resolve, 30));
+      }
+      const deadline = Date.now() + 3_000;
+      while (reads.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(reads.map((bindings) => bindings.length), 'one query for all five').to.deep.equal([5]);
+    } finally {
+      knex.off('query', counted);
+    }
+  });
+
   it('premium is by npub only and ends exactly at premium_until, even while cached', async () => {
     const a = hook({ cacheTtlMs: 60_000 });
     const note = signed(w.premium, 1);

@@ -60,6 +60,8 @@ const PROBE_WAIT_MS = 20;
 const PROBE_INTERVAL_MS = 250;
 /** How many due standings one background re-read asks for (well inside either dialect's bound parameters). */
 const REFRESH_BATCH = 500;
+/** How long the first due standing waits for others to fall due and share its re-read (at most a quarter of the cache's TTL). */
+const REFRESH_COALESCE_MS = 1_000;
 /** A SQLite read waits this long on a locked file: the driver blocks the process meanwhile, so it must stay far below a decision's budget. */
 const LOCKED_FILE_WAIT_MS = 10;
 
@@ -85,10 +87,11 @@ export function createRelayAdmission(options: RelayAdmissionOptions): RelayAdmis
   const now = clock === undefined ? Date.now : () => clock().getTime();
   // A driver that answers in this thread reads on a thread of its own, so a stuck file never stops the plugin's timers.
   const reader = owned !== null && owned.dialect.synchronousDriver && owned.file !== null && owned.file !== ':memory:' ? new ThreadReader(owned.file, LOCKED_FILE_WAIT_MS) : null;
+  const cacheTtlMs = options.cacheTtlMs ?? ADMISSION_DEFAULTS.cacheTtlMs;
   const membership = new Membership(
     knex,
     now,
-    options.cacheTtlMs ?? ADMISSION_DEFAULTS.cacheTtlMs,
+    cacheTtlMs,
     reader === null ? undefined : (sql, bindings) => reader.all(sql, bindings),
     () => refreshDue(),
   );
@@ -98,17 +101,32 @@ export function createRelayAdmission(options: RelayAdmissionOptions): RelayAdmis
   // Standings in steady use are re-read in the background before they expire, one query at a time,
   // so an active user's events never wait on the database. A failed re-read changes nothing: the
   // standings expire on time and the next event that needs one reads it as usual.
+  // The first due standing starts a short wait, so the re-read takes every standing that falls due
+  // meanwhile in one query rather than one query per standing: a due standing has half its life
+  // left and is re-read within a quarter of it.
+  const coalesceMs = Math.min(REFRESH_COALESCE_MS, cacheTtlMs / 4);
   let refreshing: Promise<void> | null = null;
+  let wakeRefresh: (() => void) | null = null;
   let closed = false;
   function refreshDue(): void {
     if (refreshing !== null || closed) return;
-    refreshing = new Promise<void>((resolve) => setImmediate(resolve)).then(refreshBatches).finally(() => {
-      refreshing = null;
-    });
+    refreshing = new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, coalesceMs);
+      wakeRefresh = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    })
+      .then(refreshBatches)
+      .finally(() => {
+        refreshing = null;
+        wakeRefresh = null;
+      });
   }
   async function refreshBatches(): Promise<void> {
     try {
-      while (!closed && membership.dueCount > 0) {
+      // Full batches go at once; a remainder falls due again at its next use and waits for company.
+      for (let first = true; !closed && (first || membership.dueCount >= REFRESH_BATCH); first = false) {
         const batch = membership.takeDue(REFRESH_BATCH);
         // While the database is stalled the stall watch's probe finds out when it is back; due standings just expire.
         if (watch.isStalled) break;
@@ -186,6 +204,7 @@ export function createRelayAdmission(options: RelayAdmissionOptions): RelayAdmis
     },
     async close() {
       closed = true;
+      wakeRefresh?.();
       await refreshing;
       await reader?.close();
       await owned?.knex.destroy();
