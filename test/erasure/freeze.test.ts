@@ -213,7 +213,7 @@ eachDialect('erasure: a login racing the confirmation', (dialect) => {
 
 eachDialect('erasure: the freeze costs a refresh nothing while erasure is off', (dialect) => {
   for (const enabled of [false, true]) {
-    it(`erasure ${enabled ? 'on: the refresh runs the guard in a transaction with the rotation' : 'off: no guard, the refresh is the rotation alone'}`, async () => {
+    it(`erasure ${enabled ? 'on: the refresh runs its guard after core’s, in the transaction with the rotation' : 'off: only core’s suspension guard (one locking read) precedes the rotation'}`, async () => {
       const t = await createTestBackend(dialect, { plugins: [erasurePlugin({ enabled })] });
       try {
         const a = await account(t);
@@ -223,10 +223,11 @@ eachDialect('erasure: the freeze costs a refresh nothing while erasure is off', 
         const res = await t.client.post(`${API}/auth/refresh`, { refresh_token: a.tokens.refresh_token });
         t.backend.db.knex.off('query', record);
         expect(res.status, res.text).to.equal(200);
-        // Postgres rotates in one statement (a data-modifying WITH); SQLite in its own transaction of two.
-        const rotation = dialect === 'postgres' ? ['with'] : ['begin', 'update', 'insert', 'commit'];
-        const guarded = dialect === 'postgres' ? ['begin', 'select', 'select', 'with', 'commit'] : ['begin', 'select', 'select', 'update', 'insert', 'commit'];
-        expect(seen).to.deep.equal(enabled ? guarded : rotation);
+        // Postgres rotates in one statement (a data-modifying WITH); SQLite in two. Core's guard reads
+        // (and locks) the user row for its suspension; erasure's guard adds its lock and its check.
+        const rotation = dialect === 'postgres' ? ['with'] : ['update', 'insert'];
+        const guards = enabled ? ['select', 'select', 'select'] : ['select'];
+        expect(seen).to.deep.equal(['begin', ...guards, ...rotation, 'commit']);
       } finally {
         await t.close();
       }

@@ -115,6 +115,7 @@ export async function createWalletBackend(config: WalletBackendConfig): Promise<
 
   // Plugins: core's features, then the host's, through one context.
   const assembly = new PluginAssembly({ settings: visibleSettings, db, services, metrics, clock, logger, declarations });
+  const errorCodes = () => new Map(declarations.flatMap((plugin) => (plugin.errors ?? []).flatMap((catalogue) => Object.entries(catalogue.specs).map(([code, spec]) => [code, spec.status] as const))));
   let openapiDocument: Record<string, unknown> | undefined;
   const openapi = () =>
     (openapiDocument ??= buildOpenApiDocument(assembly.routes.routes, {
@@ -122,10 +123,22 @@ export async function createWalletBackend(config: WalletBackendConfig): Promise<
       version: OPENAPI_VERSION,
       description: 'Non-custodial multi-chain wallet backend.',
       serverUrl: settings.publicApiUrl,
-      errorCodes: new Map(declarations.flatMap((plugin) => (plugin.errors ?? []).flatMap((catalogue) => Object.entries(catalogue.specs).map(([code, spec]) => [code, spec.status] as const)))),
+      errorCodes: errorCodes(),
     }));
+  let adminDocument: Record<string, unknown> | undefined;
+  const adminOpenapi = () =>
+    (adminDocument ??= buildOpenApiDocument(
+      assembly.routes.routes.filter((route) => !route.root && route.path.startsWith('/admin/')).map((route) => ({ ...route, openapi: 'public' as const })),
+      {
+        title: 'Wallet Backend admin API',
+        version: OPENAPI_VERSION,
+        description: 'The operator API: admin sessions only (docs/admin.md).',
+        serverUrl: settings.publicApiUrl,
+        errorCodes: errorCodes(),
+      },
+    ));
   const expectedMigrations = () => declarations.flatMap((plugin) => (plugin.migrations ?? []).map((migration) => ledgerIdOf(plugin.name, migration)));
-  const core = coreExtensions({ settings, services, upstreamMetrics: recorder, backend: { openapi, capabilities: () => assembly.capabilities.assemble(), expectedMigrations } });
+  const core = coreExtensions({ settings, services, upstreamMetrics: recorder, backend: { openapi, adminOpenapi, capabilities: () => assembly.capabilities.assemble(), expectedMigrations, features: () => declarations.map((plugin) => ({ name: plugin.name, version: plugin.version ?? null })) } });
   try {
     await assembly.setUp([...features.map((feature) => ({ declaration: feature, setup: (ctx: Parameters<WalletPlugin['setup']>[0]) => feature.setup(ctx, core) })), ...plugins.map((plugin) => ({ declaration: plugin, setup: plugin.setup.bind(plugin) }))]);
   } catch (err) {
@@ -142,7 +155,7 @@ export async function createWalletBackend(config: WalletBackendConfig): Promise<
     bodyLimitBytes: settings.bodyLimitBytes,
     limiter: { store: services.rateLimitStore, windowMs: settings.rateLimitWindowSec * 1000, max: settings.rateLimitMax, keyOf: (ip) => `ip:${services.peppers.hashIp(ip)}` },
     authenticateBearer: (authorization) => services.sessions.authenticate(authorization),
-    authenticateAdmin: (authorization) => services.adminSessions.authenticate(authorization),
+    authenticateAdmin: (authorization, needs) => services.adminSessions.authenticate(authorization, needs),
   }, logger);
   const { start, close } = lifecycle({
     latch: services.latch,

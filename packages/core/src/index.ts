@@ -22,6 +22,14 @@ export {
   type AdminAuth,
   type RateLimitStore,
   safeIntegerText,
+  pageCursor,
+  pageLimit,
+  pageQuery,
+  nextAfterField,
+  nextAfter,
+  encodeCursor,
+  decodeCursor,
+  type PageCursor,
 } from './http/index.js';
 export { systemClock, type Clock } from './clock/index.js';
 export { createJsonLogger, silentLogger, type Logger, type LogLevel, type LogFields } from './logger/index.js';
@@ -66,7 +74,7 @@ export type { ChallengeStore, IssuedChallenge } from './challenges/index.js';
 export { ASSETS, isAsset, isReceivingAddress, type AddressAsset, type Asset, type ChainRegistry, type HeightSource, type Heights, type ChainNetwork } from './chains/index.js';
 export type { Scheduler, Task, TaskContext, TaskOptions } from './scheduler/index.js';
 export { cancellingTimeout, STATE_READ_BUDGET_MS, type StateGauge, type StateSample } from './metrics/index.js';
-export type { UserErasureHandler, UserExportHandler } from './hooks/index.js';
+export type { UserErasureHandler, UserExportHandler, UserSummaryHandler } from './hooks/index.js';
 export type { Peppers, NostrEvent } from './crypto/index.js';
 export {
   adminErrors,

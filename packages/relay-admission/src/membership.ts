@@ -13,7 +13,7 @@ const MAX_ENTRIES = 100_000;
 
 /**
  * Who is a user of the wallet, and who is premium, read from the wallet database's `users` table
- * (`nostr_pubkey`, `premium_until`) and cached for at most `ttlMs`. A cached premium still ends
+ * (`nostr_pubkey`, `premium_until`; a suspended account counts as no user) and cached for at most `ttlMs`. A cached premium still ends
  * exactly at its `premium_until` (it is compared with the clock at each decision), so a lapse is
  * never late; a new registration, link, unlink or purchase is seen within `ttlMs`.
  *
@@ -93,7 +93,8 @@ export class Membership {
 
   /** Reads these pubkeys' standings from the database in one query, and caches them. */
   async fetch(pubkeys: readonly string[]): Promise<Map<string, Standing>> {
-    const query = this.knex('users').select('nostr_pubkey', 'premium_until').whereIn('nostr_pubkey', pubkeys);
+    // A suspended account is nobody here: its events are refused as an outsider's until it is reinstated.
+    const query = this.knex('users').select('nostr_pubkey', 'premium_until').whereIn('nostr_pubkey', pubkeys).whereNull('suspended_at');
     let rows: Array<{ nostr_pubkey: string; premium_until: unknown }>;
     if (this.runOn === undefined) rows = (await query) as typeof rows;
     else {

@@ -49,7 +49,7 @@ eachDialect('admin: the audit chain head and seals', (dialect) => {
     const row = (await knex()('admin_audit').first()) as { details: unknown };
     expect(row.details).to.equal(null);
     const chain = new AuditChain(t.backend.db, createIntegrity(TEST_SECRETS.adminKeyIntegritySecret), t.clock);
-    expect((await chain.list(0, 10))[0]!.details).to.equal(null);
+    expect((await chain.list({ afterSeq: 0, limit: 10 }))[0]!.details).to.equal(null);
   });
 
   it('a head rolled back to an older genuine state: entries after it "were not appended by the server"', async () => {

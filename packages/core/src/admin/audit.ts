@@ -30,6 +30,16 @@ export interface AuditEntry {
   row_hash: string;
 }
 
+/** Which entries `list` returns: one direction, a size and optional exact filters. */
+export interface AuditPage {
+  afterSeq?: number;
+  beforeSeq?: number;
+  limit: number;
+  action?: string;
+  target?: string;
+  actorKind?: AuditActorKind;
+}
+
 interface StoredAuditRow {
   seq: number | string;
   created_at: unknown;
@@ -99,10 +109,17 @@ export class AuditChain {
     return full;
   }
 
-  /** Entries after `afterSeq`, oldest first. */
-  async list(afterSeq: number, limit: number): Promise<AuditEntry[]> {
-    const rows = (await this.db.knex(TABLE).where('seq', '>', afterSeq).orderBy('seq').limit(limit)) as StoredAuditRow[];
-    return rows.map(toEntry);
+  /**
+   * A page of entries: after `afterSeq` oldest first, or before `beforeSeq` newest first, those
+   * matching every filter given (exact values: an action, a target, an actor kind).
+   */
+  async list(page: AuditPage): Promise<AuditEntry[]> {
+    let query = this.db.knex(TABLE);
+    if (page.action !== undefined) query = query.where({ action: page.action });
+    if (page.target !== undefined) query = query.where({ target: page.target });
+    if (page.actorKind !== undefined) query = query.where({ actor_kind: page.actorKind });
+    query = page.beforeSeq === undefined ? query.where('seq', '>', page.afterSeq ?? 0).orderBy('seq') : query.where('seq', '<', page.beforeSeq).orderBy('seq', 'desc');
+    return ((await query.limit(page.limit)) as StoredAuditRow[]).map(toEntry);
   }
 
   /**

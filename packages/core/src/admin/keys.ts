@@ -4,7 +4,9 @@ import type { Integrity } from '../crypto/index.js';
 import type { Logger } from '../logger/index.js';
 import { readOptionalTime, readTime, type Database, type Executor, type Where } from '../storage/index.js';
 
-export type AdminScope = 'full' | 'read';
+import type { AdminScope } from '../http/index.js';
+
+export type { AdminScope };
 export const ADMIN_SCOPES: readonly AdminScope[] = ['full', 'read'];
 
 interface StoredAdminKey {

@@ -1,10 +1,13 @@
 import * as v from 'valibot';
 import { parseNostrPubkey } from '../crypto/index.js';
+import { coreErrors } from '../errors/index.js';
 import { defineRoute, safeIntegerText, type AnyRoute } from '../http/index.js';
 import type { OperatorSettings } from './overlay.js';
 import { ADMIN_LOGIN_PATH, type AdminService } from './service.js';
 
 const tags = ['admin'];
+
+const oneDirection = () => coreErrors.create.invalid_request({ details: [{ path: 'query.before_seq', message: 'give after_seq or before_seq, not both' }] });
 const internal = { tags, openapi: 'internal' as const };
 const uuid = v.pipe(v.string(), v.uuid('must be a UUID'));
 const nostrPubkey = v.pipe(
@@ -39,7 +42,7 @@ export function adminRoutes(service: AdminService, overlay: OperatorSettings): A
       body: v.strictObject({ nostr_token: v.pipe(v.string(), v.minLength(1), v.maxLength(8_192)), nonce: v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/, 'must be the 64-hex nonce')) }),
       handler: ({ body, clientIp }) => service.login(body, clientIp),
     }),
-    defineRoute({ ...internal, method: 'POST', path: '/admin/logout', operationId: 'logoutAdmin', summary: 'End this admin session', auth: 'admin', handler: ({ auth }) => service.logout(auth) }),
+    defineRoute({ ...internal, method: 'POST', path: '/admin/logout', operationId: 'logoutAdmin', summary: 'End this admin session', auth: 'admin', adminScope: 'read', handler: ({ auth }) => service.logout(auth) }),
     defineRoute({ ...internal, method: 'GET', path: '/admin/me', operationId: 'getAdminMe', summary: 'The calling admin key', auth: 'admin', handler: ({ auth }) => service.me(auth) }),
     defineRoute({ ...internal, method: 'GET', path: '/admin/keys', operationId: 'listAdminKeys', summary: 'Every admin key, with its integrity status', auth: 'admin', handler: () => service.listKeys() }),
     defineRoute({
@@ -89,13 +92,29 @@ export function adminRoutes(service: AdminService, overlay: OperatorSettings): A
       method: 'GET',
       path: '/admin/audit',
       operationId: 'getAdminAudit',
-      summary: 'Audit entries after a sequence number, oldest first',
+      summary: 'A page of audit entries: after a sequence number oldest first, or before one newest first; exact filters',
       auth: 'admin',
       query: v.object({
-        after_seq: v.optional(safeIntegerText({ min: 0 }), '0'),
+        after_seq: v.optional(safeIntegerText({ min: 0 })),
+        before_seq: v.optional(safeIntegerText({ min: 1 })),
         limit: v.optional(safeIntegerText({ min: 1, max: 500 }), '100'),
+        action: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(100))),
+        target: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(200))),
+        actor_kind: v.optional(v.picklist(['admin', 'cli', 'system', 'user'], 'must be admin, cli, system or user')),
       }),
-      handler: ({ query }) => service.readAudit(query.after_seq, query.limit),
+      handler: ({ query }) => {
+        if (query.after_seq !== undefined && query.before_seq !== undefined) throw oneDirection();
+        return service.readAudit({ afterSeq: query.after_seq, beforeSeq: query.before_seq, limit: query.limit, action: query.action, target: query.target, actorKind: query.actor_kind });
+      },
+    }),
+    defineRoute({
+      ...internal,
+      method: 'GET',
+      path: '/admin/audit/verify',
+      operationId: 'verifyAdminAudit',
+      summary: 'Verify the whole audit chain now: ok, entries checked, where and why it broke',
+      auth: 'admin',
+      handler: () => service.verifyAudit(),
     }),
     defineRoute({
       method: 'GET',
@@ -106,5 +125,13 @@ export function adminRoutes(service: AdminService, overlay: OperatorSettings): A
       auth: 'none',
       handler: async () => (await overlay.view('landing')).effective,
     }),
+  ];
+}
+
+/** The running service as the operator sees it, and the admin API's own OpenAPI document (admin sessions only). */
+export function serviceRoutes(report: () => Promise<unknown>, adminOpenapi: () => Record<string, unknown>): AnyRoute[] {
+  return [
+    defineRoute({ ...internal, method: 'GET', path: '/admin/system', operationId: 'getAdminSystem', summary: 'Versions, database and migrations, features, chains with their upstream state, readiness', auth: 'admin', handler: () => report() }),
+    defineRoute({ ...internal, method: 'GET', path: '/admin/openapi.json', operationId: 'getAdminOpenApi', summary: 'The admin API as an OpenAPI 3.1 document', auth: 'admin', handler: () => adminOpenapi() }),
   ];
 }

@@ -4,7 +4,7 @@ import type { SignedActions } from '../auth/index.js';
 import { coreErrors } from '../errors/index.js';
 import type { Database } from '../storage/index.js';
 import type { AdminAuth } from '../http/index.js';
-import type { AuditChain, AuditEntry } from './audit.js';
+import type { AuditChain, AuditEntry, AuditPage } from './audit.js';
 import { adminErrors } from './errors.js';
 import type { AdminKey, AdminKeyStore, AdminScope } from './keys.js';
 import type { SetupLatch } from './latch.js';
@@ -93,7 +93,6 @@ export class AdminService {
 
   /** A new key waits, `activated_at` null, until its holder logs in. */
   async createKey(admin: AdminAuth, pubkey: string, scope: AdminScope, peerIp: string): Promise<AdminKeyView> {
-    requireFull(admin);
     const { deps } = this;
     return deps.db.transaction(async (trx) => {
       if ((await deps.keys.findLive(pubkey, trx)) !== null) throw adminErrors.create.admin_key_exists();
@@ -104,7 +103,6 @@ export class AdminService {
   }
 
   async revokeKey(admin: AdminAuth, keyId: string, peerIp: string): Promise<AdminKeyView> {
-    requireFull(admin);
     const { deps } = this;
     return deps.db.transaction(async (trx) => {
       await deps.db.dialect.lockTableForWrites(trx, 'admin_keys');
@@ -125,7 +123,6 @@ export class AdminService {
   }
 
   async writeSettings(admin: AdminAuth, sectionName: string, body: unknown, peerIp: string): Promise<SectionView> {
-    requireFull(admin);
     const section = knownSection(sectionName);
     const parsed = v.safeParse(SETTING_SECTIONS[section], body);
     if (!parsed.success) throw invalidSection(parsed.issues);
@@ -137,13 +134,15 @@ export class AdminService {
     return deps.overlay.view(section);
   }
 
-  async readAudit(afterSeq: number, limit: number): Promise<{ entries: AuditEntry[] }> {
-    return { entries: await this.deps.audit.list(afterSeq, limit) };
+  async readAudit(page: AuditPage): Promise<{ entries: AuditEntry[] }> {
+    return { entries: await this.deps.audit.list(page) };
   }
-}
 
-function requireFull(admin: AdminAuth): void {
-  if (admin.scope !== 'full') throw adminErrors.create.admin_forbidden();
+  /** The whole chain checked now: `ok`, how many entries verified, and where and why it broke. */
+  async verifyAudit(): Promise<{ ok: boolean; entries: number; broken_at: number | null; reason: string | null }> {
+    const verdict = await this.deps.audit.verify();
+    return { ok: verdict.ok, entries: verdict.entries, broken_at: verdict.ok ? null : verdict.brokenAt, reason: verdict.ok ? null : verdict.reason };
+  }
 }
 
 function knownSection(name: string): SettingSection {

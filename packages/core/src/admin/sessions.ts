@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Clock } from '../clock/index.js';
 import { createIntegrity, type Integrity } from '../crypto/index.js';
-import type { AdminAuth } from '../http/index.js';
+import type { AdminAuth, AdminScope } from '../http/index.js';
 import type { Database, Executor } from '../storage/index.js';
 import { adminErrors } from './errors.js';
 import type { AdminKey, AdminKeyStore } from './keys.js';
@@ -44,8 +44,8 @@ export class AdminSessionStore {
     return { token, expiresAt, sessionId };
   }
 
-  /** `Authorization: Bearer adm_…` → the admin, or 401. A user's JWT never has this shape. */
-  async authenticate(authorization: string | undefined): Promise<AdminAuth> {
+  /** `Authorization: Bearer adm_…` → the admin, or 401; a `read` key where `needs` is `full`, 403. A user's JWT never has this shape. */
+  async authenticate(authorization: string | undefined, needs: AdminScope = 'read'): Promise<AdminAuth> {
     const token = /^Bearer (\S+)$/.exec(authorization ?? '')?.[1];
     if (token === undefined || !TOKEN_SHAPE.test(token)) throw adminErrors.create.admin_unauthorized();
     const session = (await this.db
@@ -58,6 +58,7 @@ export class AdminSessionStore {
     if (session === undefined) throw adminErrors.create.admin_unauthorized();
     const key = await this.keys.findLiveById(session.admin_key_id);
     if (key === null || key.activatedAt === null) throw adminErrors.create.admin_unauthorized();
+    if (needs === 'full' && key.scope !== 'full') throw adminErrors.create.admin_forbidden();
     return { keyId: key.id, pubkey: key.pubkey, scope: key.scope, sessionId: session.id };
   }
 

@@ -34,6 +34,7 @@ export function coreExtensions(inputs: {
     nip05Cache: services.nip05Cache,
     operatorSettings: services.operatorSettings,
     admin: services.admin,
+    accounts: services.accounts,
     auditVerifications: services.auditVerifications,
     chainRegistry: services.chains,
     upstreamMetrics: inputs.upstreamMetrics,

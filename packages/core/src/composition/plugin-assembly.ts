@@ -135,6 +135,7 @@ export class PluginAssembly {
       hooks: {
         onUserErasure: (handler) => hooks.onUserErasure(owner, handler),
         onUserExport: (handler) => hooks.onUserExport(owner, handler),
+        onUserSummary: (handler) => hooks.onUserSummary(owner, handler),
         runUserErasure: (trx, userId) => hooks.runUserErasure(trx, userId),
         collectUserExport: (userId) => hooks.collectUserExport(userId),
       },

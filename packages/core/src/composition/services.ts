@@ -1,4 +1,4 @@
-import { AdminKeyStore, AdminService, AdminSessionStore, AuditChain, AuditVerifications, OperatorSettings, recordVerifications, SetupLatch, SetupService } from '../admin/index.js';
+import { AccountAdmin, AdminKeyStore, AdminService, AdminSessionStore, AuditChain, AuditVerifications, OperatorSettings, recordVerifications, SetupLatch, SetupService } from '../admin/index.js';
 import { SessionRepository, SessionService, SignedActionVerifier, TokenService } from '../auth/index.js';
 import { ChainRegistry } from '../chains/index.js';
 import { ChallengeStore } from '../challenges/index.js';
@@ -34,6 +34,8 @@ export interface CoreServices {
   readonly adminSessions: AdminSessionStore;
   readonly operatorSettings: OperatorSettings;
   readonly admin: AdminService;
+  /** Accounts as the operator finds, views, suspends and reinstates them; its guard refuses suspended accounts' sessions. */
+  readonly accounts: AccountAdmin;
   readonly latch: SetupLatch;
   readonly setup: SetupService;
   /** The BTCPay Greenfield client, timed as an upstream; null when none is configured. */
@@ -78,6 +80,10 @@ export function buildCoreServices({ settings, db, clock, logger, metrics, rateLi
   const latch = new SetupLatch(db, integrity, clock);
   const adminSessions = new AdminSessionStore(db, adminKeys, clock, settings.adminSessionSecret, settings.adminSessionTtlSec);
   const operatorSettings = new OperatorSettings(db, integrity, clock, () => settings, adminLogger);
+  const nip05Cache = new Nip05Cache(() => settings.nip05CacheTtlSec * 1000, clock);
+  const accounts = new AccountAdmin({ db, clock, sessions, audit, hooks, nip05Cache });
+  // Core's guard first: a suspended account opens no session, whatever a plugin's guard would say.
+  sessions.addGuard((userId, trx) => accounts.refuseSuspended(userId, trx));
   const greenfield =
     settings.btcpayUrl !== undefined && settings.btcpayStoreId !== undefined && settings.btcpayApiKey !== undefined
       ? new GreenfieldClient({ url: settings.btcpayUrl, storeId: settings.btcpayStoreId, apiKey: settings.btcpayApiKey, timeoutMs: settings.upstreamTimeoutMs })
@@ -93,12 +99,13 @@ export function buildCoreServices({ settings, db, clock, logger, metrics, rateLi
     hooks,
     users,
     registrationGates: new RegistrationGates(),
-    nip05Cache: new Nip05Cache(() => settings.nip05CacheTtlSec * 1000, clock),
+    nip05Cache,
     audit,
     auditVerifications,
     adminSessions,
     operatorSettings,
     admin: new AdminService({ db, keys: adminKeys, sessions: adminSessions, latch, audit, overlay: operatorSettings, challenges, signedActions }),
+    accounts,
     latch,
     setup: new SetupService({ db, latch, keys: adminKeys, sessions: adminSessions, audit }),
     processor: greenfield === null ? null : instrumentUpstream<PaymentProcessor>(greenfield, { chain: 'none', upstream: 'btcpay' }, metrics),

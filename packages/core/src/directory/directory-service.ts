@@ -103,6 +103,7 @@ export class DirectoryService {
   }
 
   private async userByName(username: string): Promise<{ id: string; nostr_pubkey: string | null } | undefined> {
-    return (await this.db.knex('users').select('id', 'nostr_pubkey').where({ username }).first()) as { id: string; nostr_pubkey: string | null } | undefined;
+    // A suspended account's entry is withdrawn while the suspension lasts.
+    return (await this.db.knex('users').select('id', 'nostr_pubkey').where({ username }).whereNull('suspended_at').first()) as { id: string; nostr_pubkey: string | null } | undefined;
   }
 }

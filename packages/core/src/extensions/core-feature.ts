@@ -1,4 +1,4 @@
-import type { AdminService, AuditVerifications, OperatorSettings } from '../admin/index.js';
+import type { AccountAdmin, AdminService, AuditVerifications, OperatorSettings } from '../admin/index.js';
 import type { ChainRegistry } from '../chains/index.js';
 import type { Nip05Cache } from '../directory/index.js';
 import type { RegistrationGates } from '../identity/index.js';
@@ -20,6 +20,10 @@ export interface CoreExtensions {
     capabilities(): Record<string, unknown>;
     /** Every ledger id the backend expects applied (`core/001_core_schema`, then each plugin's): the readiness check. */
     expectedMigrations(): readonly string[];
+    /** The admin API as an OpenAPI document (every `/admin/…` route, core's and each plugin's), for admin sessions. */
+    adminOpenapi(): Record<string, unknown>;
+    /** Every feature and plugin running, in setup order, with its declared version (null when it declares none). */
+    features(): ReadonlyArray<{ name: string; version: string | null }>;
   };
   /** The gates every plugin added through `ctx.registration.addGate`, run by the login paths that create identities. */
   readonly registrationGates: RegistrationGates;
@@ -29,6 +33,8 @@ export interface CoreExtensions {
   readonly operatorSettings: OperatorSettings;
   /** The admin service behind the admin routes; the composition root shares its stores with the operator shell (`setup`). */
   readonly admin: AdminService;
+  /** Accounts as the operator finds, views, suspends and reinstates them (the admin user routes). */
+  readonly accounts: AccountAdmin;
   /** The audit chain's verifications in this process, for core's metrics gauges. */
   readonly auditVerifications: AuditVerifications;
   /** The provider side of the chain registry: where the chains feature registers each chain's readers and height source. */

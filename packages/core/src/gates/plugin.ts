@@ -2,9 +2,10 @@ import { gateErrors } from './errors.js';
 import type { CoreFeature } from '../extensions/index.js';
 import { IdentityRepository, SpentProofStore } from '../identity/index.js';
 import { InviteStore } from './invites.js';
+import { InviteAdmin } from './invites-admin.js';
 import { RegistrationPayments } from './payment.js';
 import { ProofOfWork } from './pow.js';
-import { gateRoutes } from './routes.js';
+import { gateRoutes, inviteAdminRoutes } from './routes.js';
 
 /**
  * The registration gates as a core feature, registered in the spec's order: proof of work,
@@ -18,6 +19,9 @@ export function gatesPlugin(): CoreFeature {
     routes: [
       'POST /api/v1/auth/pow-challenge',
       'POST /api/v1/auth/payment-invoice',
+      'POST /api/v1/admin/invites',
+      'GET /api/v1/admin/invites',
+      'POST /api/v1/admin/invites/{invite_id}/revoke',
     ],
     setup(ctx, core) {
       const { settings } = ctx;
@@ -39,6 +43,8 @@ export function gatesPlugin(): CoreFeature {
       if (settings.registrationRequireInvite) ctx.registration.addGate(invites);
       if (payments !== null) ctx.registration.addGate(payments);
       for (const route of gateRoutes({ pow, payments, identities: new IdentityRepository(ctx.db, ctx.clock), peppers: ctx.crypto })) ctx.routes.add(route);
+      // The operator's invites, whether or not registration asks for one (codes can be minted ahead).
+      for (const route of inviteAdminRoutes(new InviteAdmin(ctx.db, ctx.clock, invites, ctx.audit))) ctx.routes.add(route);
       ctx.capabilities.contribute(() => ({
         proof_of_work: settings.registrationRequirePow,
         invite_required: settings.registrationRequireInvite,

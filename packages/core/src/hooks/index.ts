@@ -10,6 +10,12 @@ export type UserErasureHandler = (trx: Knex.Transaction, userId: string) => Prom
 export type UserExportHandler = (userId: string) => Promise<Record<string, unknown>>;
 
 /**
+ * What the operator console shows about a user, in its owner's own section: states, counts and
+ * times (`{ sent: 3, received: 1 }`), never a peppered or hashed value, a secret or a raw address.
+ */
+export type UserSummaryHandler = (userId: string) => Promise<Record<string, unknown>>;
+
+/**
  * The named, typed extension points between features
  * (docs/architecture.md#the-plugin-contract): no matcher over every
  * endpoint, no untyped payloads. Handlers run in registration order (core, then plugins).
@@ -17,6 +23,7 @@ export type UserExportHandler = (userId: string) => Promise<Record<string, unkno
 export class HookRegistry {
   private readonly erasure: Array<{ owner: string; handler: UserErasureHandler }> = [];
   private readonly exporters: Array<{ owner: string; handler: UserExportHandler }> = [];
+  private readonly summaries: Array<{ owner: string; handler: UserSummaryHandler }> = [];
 
   onUserErasure(owner: string, handler: UserErasureHandler): void {
     this.erasure.push({ owner, handler });
@@ -24,6 +31,10 @@ export class HookRegistry {
 
   onUserExport(owner: string, handler: UserExportHandler): void {
     this.exporters.push({ owner, handler });
+  }
+
+  onUserSummary(owner: string, handler: UserSummaryHandler): void {
+    this.summaries.push({ owner, handler });
   }
 
   async runUserErasure(trx: Knex.Transaction, userId: string): Promise<void> {
@@ -34,6 +45,13 @@ export class HookRegistry {
   async collectUserExport(userId: string): Promise<Record<string, Record<string, unknown>>> {
     const sections: Record<string, Record<string, unknown>> = {};
     for (const { owner, handler } of this.exporters) sections[owner] = await handler(userId);
+    return sections;
+  }
+
+  /** Every owner's summary section of a user, keyed by owner name (the admin account view). */
+  async collectUserSummary(userId: string): Promise<Record<string, Record<string, unknown>>> {
+    const sections: Record<string, Record<string, unknown>> = {};
+    for (const { owner, handler } of this.summaries) sections[owner] = await handler(userId);
     return sections;
   }
 }

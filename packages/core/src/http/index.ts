@@ -1,6 +1,8 @@
 export {
   defineRoute,
   fullPath,
+  adminScopeOf,
+  type AdminScope,
   toRouterPath,
   routeKey,
   API_PREFIX,
@@ -26,3 +28,4 @@ export { chooseRateLimitStore, RATE_LIMIT_SWEEP_TASK } from './rate-limit-choice
 export { buildOpenApiDocument, operationIdOf, operationIdProblems, OPENAPI_VERSION, type OpenApiInfo } from './openapi.js';
 export { readRawBody, parseJsonBody, isClientAbort } from './body.js';
 export { parseInput, safeIntegerText } from './validate.js';
+export { pageCursor, pageLimit, pageQuery, nextAfterField, nextAfter, encodeCursor, decodeCursor, type PageCursor } from './paging.js';

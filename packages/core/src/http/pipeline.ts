@@ -9,7 +9,7 @@ import { carriesBody, NO_BODY, parseJsonBody, readRawBody } from './body.js';
 import { boundaryState, requestBoundary, type BoundaryState } from './boundary.js';
 import type { ClientIpResolver } from './client-ip.js';
 import type { RateLimitStore } from './rate-limit.js';
-import { fullPath, type AdminAuth, type AnyRoute, type RouteInput, type UserAuth } from './route.js';
+import { adminScopeOf, fullPath, type AdminAuth, type AdminScope, type AnyRoute, type RouteInput, type UserAuth } from './route.js';
 import { parseInput } from './validate.js';
 
 export interface RouteKit {
@@ -28,8 +28,8 @@ export interface RouteKit {
   };
   /** The bearer guard: a live session behind a valid access token, or a 401. */
   authenticateBearer(authorization: string | undefined): Promise<UserAuth>;
-  /** The admin guard: a live admin session of a live, intact admin key, or a 401. */
-  authenticateAdmin(authorization: string | undefined): Promise<AdminAuth>;
+  /** The admin guard: a live admin session of a live, intact admin key, or a 401; a `read` key where `full` is needed, a 403. */
+  authenticateAdmin(authorization: string | undefined, needs: AdminScope): Promise<AdminAuth>;
 }
 
 function isRateLimited(route: AnyRoute): boolean {
@@ -108,6 +108,7 @@ export function routeHandler(route: AnyRoute, kit: RouteKit): RouteHandler {
   const limitBytes = route.bodyLimitBytes ?? kit.bodyLimitBytes;
   const successStatus = route.successStatus ?? 200;
   const staticHeaders = Object.entries(route.headers ?? {});
+  const adminScope = adminScopeOf(route);
 
   return async (exchange: RouteExchange): Promise<RouteResult> => {
     const { req, res, state } = exchange;
@@ -119,7 +120,7 @@ export function routeHandler(route: AnyRoute, kit: RouteKit): RouteHandler {
     // Read only by the routes that authenticate.
     const authorization = route.auth === 'none' ? undefined : header(req, 'authorization');
     const auth =
-      route.auth === 'bearer' ? await kit.authenticateBearer(authorization) : route.auth === 'admin' ? await kit.authenticateAdmin(authorization) : null;
+      route.auth === 'bearer' ? await kit.authenticateBearer(authorization) : route.auth === 'admin' ? await kit.authenticateAdmin(authorization, adminScope) : null;
 
     // Most requests (GET) carry no body: no wait for one.
     const rawBody = carriesBody(exchange.method) ? await readRawBody(req, exchange.method, limitBytes) : NO_BODY;

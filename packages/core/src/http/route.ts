@@ -16,11 +16,14 @@ export interface UserAuth {
 
 export type AnySchema = v.GenericSchema<unknown, unknown>;
 type Out<S> = S extends AnySchema ? v.InferOutput<S> : undefined;
+/** What an admin key may do: `full` everything, `read` look only. */
+export type AdminScope = 'full' | 'read';
+
 /** Who the admin guard says is calling: a live, intact admin key with a live admin session. */
 export interface AdminAuth {
   keyId: string;
   pubkey: string;
-  scope: 'full' | 'read';
+  scope: AdminScope;
   sessionId: string;
 }
 
@@ -68,6 +71,12 @@ export interface RouteDefinition<
   description?: string;
   tags?: string[];
   auth: A;
+  /**
+   * The admin scope an `auth: 'admin'` route needs. By default a `GET` needs any live admin
+   * session and every other method a `full` one, so a state change can never be reached by a
+   * `read` key; a write a `read` admin may make (ending its own session) says `'read'`.
+   */
+  adminScope?: AdminScope;
   body?: B;
   query?: Q;
   params?: P;
@@ -121,6 +130,11 @@ export const API_PREFIX = '/api/v1';
 /** The full path a route is served at, still in OpenAPI `{param}` form. */
 export function fullPath(route: Pick<AnyRoute, 'path' | 'root'>): string {
   return route.root ? route.path : API_PREFIX + route.path;
+}
+
+/** The admin scope a route needs (see `RouteDefinition.adminScope`). */
+export function adminScopeOf(route: Pick<AnyRoute, 'method' | 'adminScope'>): AdminScope {
+  return route.adminScope ?? (route.method === 'GET' ? 'read' : 'full');
 }
 
 /** `{user_id}` → `:user_id`, for the router. */

@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry, type Metric } from 'prom-client';
+import { coreVersion } from '../version/index.js';
 import { systemClock, type Clock } from '../clock/index.js';
 import type { Logger } from '../logger/index.js';
 import type { PoolUse } from '../storage/index.js';
@@ -34,16 +34,6 @@ export interface PrometheusOptions {
  * by type, …), so `sum(nodejs_active_handles)` gives the same number.
  */
 export const DROPPED_DEFAULT_METRICS = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'] as const;
-
-/** The core package's version, read once; a bundle without its package.json reports `unknown`. */
-function coreVersion(): string {
-  try {
-    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: unknown };
-    return typeof pkg.version === 'string' ? pkg.version : 'unknown';
-  } catch {
-    return 'unknown';
-  }
-}
 
 const REQUEST_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 const UPSTREAM_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];

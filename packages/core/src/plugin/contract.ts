@@ -6,7 +6,7 @@ import type { Clock } from '../clock/index.js';
 import type { ErrorCatalogue, ErrorSpec } from '../errors/index.js';
 import type { PublicSettings, PublicSettingsInput } from '../config/index.js';
 import type { Peppers } from '../crypto/index.js';
-import type { UserErasureHandler, UserExportHandler } from '../hooks/index.js';
+import type { UserErasureHandler, UserExportHandler, UserSummaryHandler } from '../hooks/index.js';
 import type { AnyRoute } from '../http/index.js';
 import type { RegistrationGate } from '../identity/index.js';
 import type { Logger } from '../logger/index.js';
@@ -175,6 +175,11 @@ export interface PluginContext {
   readonly hooks: {
     onUserErasure(handler: UserErasureHandler): void;
     onUserExport(handler: UserExportHandler): void;
+    /**
+     * Adds the plugin's section to the operator's view of an account (`GET /admin/users/{user_id}`,
+     * under the plugin's name): states, counts and times only, never a peppered or hashed value.
+     */
+    onUserSummary(handler: UserSummaryHandler): void;
     /** Runs every erasure handler inside `trx` (used by the erasure feature). */
     runUserErasure(trx: Knex.Transaction, userId: string): Promise<void>;
     /** Collects every export section (used by the erasure feature). */

@@ -7,6 +7,7 @@ import { operatorAdminSchema } from './005_operator_admin.js';
 import { keyProofsSchema } from './006_key_proofs.js';
 import { rateLimitWindowsSchema } from './007_rate_limit_windows.js';
 import { usersPremiumUntilIndex } from './008_users_premium_until.js';
+import { operatorConsoleSchema } from './009_operator_console.js';
 
 /** Core's migrations, in order. Forward-only and additive: append, never edit or remove. */
-export const coreMigrations: readonly Migration[] = [coreSchema, identityDirectorySchema, registrationGatesSchema, priceCacheSchema, operatorAdminSchema, keyProofsSchema, rateLimitWindowsSchema, usersPremiumUntilIndex];
+export const coreMigrations: readonly Migration[] = [coreSchema, identityDirectorySchema, registrationGatesSchema, priceCacheSchema, operatorAdminSchema, keyProofsSchema, rateLimitWindowsSchema, usersPremiumUntilIndex, operatorConsoleSchema];
