@@ -2,6 +2,8 @@ import type { PluginMigration } from '@wallet/backend-core';
 import { ERASURE_STATUSES } from './request.js';
 
 export const ERASURE_TABLE = 'erasure_requests';
+/** The sweeper's last run: one row (id 1), replaced at the end of each run. */
+export const SWEEP_RUN_TABLE = 'erasure_sweep_runs';
 
 /**
  * Erasure requests. `user_id` is set null when the user is deleted, so the completed row
@@ -31,6 +33,28 @@ export const erasureMigrations: readonly PluginMigration[] = [
         t.check(`?? <> 'confirmed' or ?? is not null`, ['status', 'due_at'], 'erasure_requests_confirmed_has_due');
       });
       await trx.raw(`CREATE UNIQUE INDEX erasure_requests_one_live ON ${ERASURE_TABLE} (user_id) WHERE status IN ('requested', 'confirmed')`);
+    },
+  },
+  {
+    // Additive (issue 34, the operator console): the sweeper's last run, and the indexes the
+    // admin list (a state's requests, newest first) and the account summary (a user's newest
+    // request) read.
+    id: '002_erasure_admin',
+    async up(trx) {
+      await trx.schema.createTable(SWEEP_RUN_TABLE, (t) => {
+        t.integer('id').primary();
+        t.timestamp('started_at', { useTz: true }).notNullable();
+        t.timestamp('finished_at', { useTz: true }).notNullable();
+        t.integer('due_found').notNullable();
+        t.integer('completed').notNullable();
+        t.integer('failed').notNullable();
+        t.integer('expired').notNullable();
+        t.check('?? = 1', ['id'], 'erasure_sweep_runs_one_row');
+      });
+      await trx.schema.alterTable(ERASURE_TABLE, (t) => {
+        t.index(['status', 'created_at', 'id'], 'erasure_requests_status_created');
+        t.index(['user_id', 'created_at'], 'erasure_requests_user_created');
+      });
     },
   },
 ];

@@ -9,7 +9,8 @@ import { ErasureService } from './service.js';
 /**
  * Self-service account erasure and data export (spec › Account erasure and export). The routes
  * are always mounted and answer 400 `erasure_off` while it is off; the sweeper runs only while
- * it is on.
+ * it is on. The admin reads (stuck, requests, sweep) and the account summary answer either way:
+ * a database once served with erasure on keeps its requests.
  *
  * @example
  * erasurePlugin({ enabled: true, gracePeriodHours: 72 })
@@ -28,6 +29,8 @@ export function erasurePlugin(options: ErasureOptions = {}): WalletPlugin {
       'DELETE /api/v1/account/erasure/{erasure_id}',
       'POST /api/v1/account/export',
       'GET /api/v1/admin/erasure/stuck',
+      'GET /api/v1/admin/erasure/requests',
+      'GET /api/v1/admin/erasure/sweep',
     ],
     validateConfig: (settings) => erasureOptionProblems(options, settings),
     setup(ctx) {
@@ -44,6 +47,7 @@ export function erasurePlugin(options: ErasureOptions = {}): WalletPlugin {
         loginEvents: options.loginEvents ?? ERASURE_DEFAULTS.loginEvents,
       });
       ctx.hooks.onUserExport((userId) => service.exportFor(userId));
+      ctx.hooks.onUserSummary(async (userId) => ({ ...(await service.summaryOf(userId)) }));
       ctx.capabilities.contribute(() => ({ erasure: enabled }));
       for (const route of erasureRoutes(service)) ctx.routes.add(route);
       registerErasureMetrics(ctx);

@@ -1,9 +1,11 @@
 import { defineRoute, type AnyRoute } from '@wallet/backend-core';
-import { challengeRequest, challengeResponse, erasureIdParams, erasureResponse, exportResponse, proofRequest, stuckResponse } from './schemas.js';
+import { adminRequestsQuery, adminRequestsResponse, challengeRequest, challengeResponse, erasureIdParams, erasureResponse, exportResponse, proofRequest, stuckResponse, sweepRunResponse } from './schemas.js';
 import type { ErasureService } from './service.js';
 
 // Proof-gated, never by a session token, and not in the public OpenAPI document (spec): docs/erasure.md.
 const common = { tags: ['erasure'], auth: 'none' as const, openapi: 'internal' as const };
+// The operator's reads: any live admin session (GET), never a user's token; docs/admin.md.
+const admin = { tags: ['erasure'], openapi: 'internal' as const, auth: 'admin' as const };
 const PROOF = { 400: 'Erasure off, or invalid input', 401: 'The signed proof is invalid (nothing consumed)' };
 
 /** HTTP for erasure and export: translate, call the service, nothing else. */
@@ -76,6 +78,25 @@ export function erasureRoutes(service: ErasureService): AnyRoute[] {
       summary: 'Confirmed erasures past their due time and not completed, with their last error',
       response: stuckResponse,
       handler: () => service.stuck(),
+    }),
+    defineRoute({
+      ...admin,
+      method: 'GET',
+      path: '/admin/erasure/requests',
+      operationId: 'listErasureRequests',
+      summary: 'Erasure requests in one state, newest first, a page at a time',
+      query: adminRequestsQuery,
+      response: adminRequestsResponse,
+      handler: ({ query }) => service.adminRequests(query),
+    }),
+    defineRoute({
+      ...admin,
+      method: 'GET',
+      path: '/admin/erasure/sweep',
+      operationId: 'getErasureSweep',
+      summary: "The erasure sweeper's last run and the next due time",
+      response: sweepRunResponse,
+      handler: () => service.lastSweep(),
     }),
   ];
 }

@@ -1,5 +1,6 @@
 import * as v from 'valibot';
-import { PURPOSES } from './request.js';
+import { nextAfterField, pageQuery } from '@wallet/backend-core';
+import { ERASURE_STATUSES, PURPOSES } from './request.js';
 
 const timestamp = v.pipe(v.string(), v.isoTimestamp());
 
@@ -47,7 +48,61 @@ export const stuckResponse = v.object({
   ),
 });
 
+export const adminRequestsQuery = v.object({
+  state: v.picklist(ERASURE_STATUSES, `state must be one of ${ERASURE_STATUSES.join(', ')}`),
+  /** `limit` and `after`, as every admin list (core's http/paging.ts). */
+  ...pageQuery,
+});
+
+const adminRequest = v.pipe(
+  v.object({
+    erasure_id: v.string(),
+    status: v.picklist(ERASURE_STATUSES),
+    /** The account's id while it exists; null once the erasure completed (the tombstone names no one). */
+    user_id: v.nullable(v.string()),
+    requested_at: timestamp,
+    confirmed_at: v.nullable(timestamp),
+    due_at: v.nullable(timestamp),
+    completed_at: v.nullable(timestamp),
+    cancelled_at: v.nullable(timestamp),
+    expired_at: v.nullable(timestamp),
+    /** Failed sweeper attempts (each rolled back). */
+    attempts: v.number(),
+    last_error: v.nullable(v.string()),
+  }),
+  v.title('AdminErasureRequest'),
+);
+
+export const adminRequestsResponse = v.pipe(
+  v.object({
+    requests: v.array(adminRequest),
+    /** Pass as `after` for the next page; null on the last page. */
+    next_after: nextAfterField,
+  }),
+  v.title('AdminErasureRequests'),
+);
+
+export const sweepRunResponse = v.pipe(
+  v.object({
+    /** The sweeper's last finished run; every run field is null when none has finished on this database. */
+    started_at: v.nullable(timestamp),
+    finished_at: v.nullable(timestamp),
+    /** Confirmed requests due when the run started. */
+    due_found: v.nullable(v.number()),
+    completed: v.nullable(v.number()),
+    failed: v.nullable(v.number()),
+    /** Unconfirmed requests it expired. */
+    expired: v.nullable(v.number()),
+    /** The earliest due time of a confirmed request now (in the past: due, or stuck); null when none is confirmed. */
+    next_due_at: v.nullable(timestamp),
+  }),
+  v.title('AdminErasureSweep'),
+);
+
 export type ProofRequest = v.InferOutput<typeof proofRequest>;
 export type ErasureResponse = v.InferOutput<typeof erasureResponse>;
 export type ExportResponse = v.InferOutput<typeof exportResponse>;
 export type StuckResponse = v.InferOutput<typeof stuckResponse>;
+export type AdminRequestsQuery = v.InferOutput<typeof adminRequestsQuery>;
+export type AdminRequestsResponse = v.InferOutput<typeof adminRequestsResponse>;
+export type SweepRunResponse = v.InferOutput<typeof sweepRunResponse>;

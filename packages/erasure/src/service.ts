@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { isUniqueViolation, readOptionalTime, readTime, type Clock, type Database, type Knex, type Logger, type PluginContext } from '@wallet/backend-core';
+import { isUniqueViolation, nextAfter, readOptionalTime, readTime, type Clock, type Database, type Knex, type Logger, type PluginContext } from '@wallet/backend-core';
 import { erasureErrors } from './errors.js';
-import { ERASURE_TABLE } from './migrations.js';
+import { ERASURE_TABLE, SWEEP_RUN_TABLE } from './migrations.js';
 import { CONFIRM_WINDOW_MS, SWEEP_BATCH } from './options.js';
-import { ERASURE_STATUS, LIVE_STATUSES, PURPOSE, type ErasurePurpose } from './request.js';
-import type { ErasureResponse, ExportResponse, ProofRequest, StuckResponse } from './schemas.js';
+import { ERASURE_STATUS, LIVE_STATUSES, PURPOSE, type ErasurePurpose, type ErasureStatus } from './request.js';
+import type { AdminRequestsQuery, AdminRequestsResponse, ErasureResponse, ExportResponse, ProofRequest, StuckResponse, SweepRunResponse } from './schemas.js';
 
 interface StoredRequest {
   id: string;
@@ -37,6 +37,23 @@ export interface SweepReport {
   completed: number;
   failed: number;
   expired: number;
+}
+
+/** The account view's erasure section (`ctx.hooks.onUserSummary`): the user's newest request. */
+export interface ErasureSummary {
+  state: 'none' | ErasureStatus;
+  requested_at: string | null;
+  /** Set while the newest request is confirmed: when it is carried out. */
+  due_at: string | null;
+}
+
+interface StoredSweepRun {
+  started_at: unknown;
+  finished_at: unknown;
+  due_found: number | string;
+  completed: number | string;
+  failed: number | string;
+  expired: number | string;
 }
 
 const EXPORT_FORMAT = 'wallet-backend-export/1' as const;
@@ -169,19 +186,99 @@ export class ErasureService {
   }
 
   /**
+   * One state's requests, newest first (the (status, created_at, id) index), a page of `limit`
+   * after the cursor. Times and counts only: never the integrity seal, and the user's id only
+   * while the account exists (a completed request's row has none).
+   */
+  async adminRequests(query: AdminRequestsQuery): Promise<AdminRequestsResponse> {
+    const { db } = this.deps;
+    const page = db.knex(ERASURE_TABLE).where({ status: query.state });
+    const { after } = query;
+    if (after !== undefined) {
+      const at = db.dialect.time(after.at);
+      page.where((older) => older.where('created_at', '<', at).orWhere((same) => same.where('created_at', '=', at).where('id', '<', after.id)));
+    }
+    const rows = (await page
+      .orderBy([
+        { column: 'created_at', order: 'desc' },
+        { column: 'id', order: 'desc' },
+      ])
+      .limit(query.limit + 1)
+      .select('id', 'user_id', 'status', 'created_at', 'confirmed_at', 'due_at', 'ended_at', 'attempts', 'last_error')) as StoredRequest[];
+    return {
+      requests: rows.slice(0, query.limit).map((row) => {
+        const ended = (status: ErasureStatus) => (row.status === status ? iso(row.ended_at) : null);
+        return {
+          erasure_id: row.id,
+          status: row.status as ErasureStatus,
+          user_id: row.user_id,
+          requested_at: readTime(row.created_at).toISOString(),
+          confirmed_at: iso(row.confirmed_at),
+          due_at: iso(row.due_at),
+          completed_at: ended(ERASURE_STATUS.completed),
+          cancelled_at: ended(ERASURE_STATUS.cancelled),
+          expired_at: ended(ERASURE_STATUS.expired),
+          attempts: Number(row.attempts),
+          last_error: row.last_error,
+        };
+      }),
+      next_after: nextAfter(rows, query.limit, (row) => ({ at: readTime(row.created_at), id: row.id })),
+    };
+  }
+
+  /** The sweeper's last finished run (nulls when none has finished) and the next due time now. */
+  async lastSweep(): Promise<SweepRunResponse> {
+    const { knex } = this.deps.db;
+    const run = (await knex(SWEEP_RUN_TABLE).where({ id: 1 }).first()) as StoredSweepRun | undefined;
+    const next = (await knex(ERASURE_TABLE).where({ status: ERASURE_STATUS.confirmed }).orderBy('due_at').first('due_at')) as { due_at: unknown } | undefined;
+    return {
+      started_at: iso(run?.started_at),
+      finished_at: iso(run?.finished_at),
+      due_found: run === undefined ? null : Number(run.due_found),
+      completed: run === undefined ? null : Number(run.completed),
+      failed: run === undefined ? null : Number(run.failed),
+      expired: run === undefined ? null : Number(run.expired),
+      next_due_at: iso(next?.due_at),
+    };
+  }
+
+  /** The user's newest request (the (user_id, created_at) index), for the operator's account view. */
+  async summaryOf(userId: string): Promise<ErasureSummary> {
+    const row = (await this.deps.db
+      .knex(ERASURE_TABLE)
+      .where({ user_id: userId })
+      .orderBy([
+        { column: 'created_at', order: 'desc' },
+        { column: 'id', order: 'desc' },
+      ])
+      .first('status', 'created_at', 'due_at')) as Pick<StoredRequest, 'status' | 'created_at' | 'due_at'> | undefined;
+    if (row === undefined) return { state: 'none', requested_at: null, due_at: null };
+    return { state: row.status as ErasureStatus, requested_at: readTime(row.created_at).toISOString(), due_at: row.status === ERASURE_STATUS.confirmed ? iso(row.due_at) : null };
+  }
+
+  /**
    * The sweeper: expires unconfirmed requests, then erases due confirmed ones, each in ONE
    * transaction that holds the request row (skip-locked on Postgres, so a second sweeper takes
    * another row or none): plugin hooks, the audit scrub, the account with its login events,
    * the tombstone and the `account_erasure_completed` entry. Any failure rolls all of it back and
    * the request stays due (attempts and the error are recorded for `/admin/erasure/stuck`).
+   * A run that returns is recorded for `/admin/erasure/sweep` afterwards, when it holds nothing.
    */
   async sweep(logger: Logger): Promise<SweepReport> {
-    const { db, clock } = this.deps;
-    const now = clock.now();
+    const startedAt = this.deps.clock.now();
+    const { report, due } = await this.sweepDue(startedAt, logger);
+    await this.recordRun(startedAt, due, report, logger);
+    return report;
+  }
+
+  private async sweepDue(now: Date, logger: Logger): Promise<{ report: SweepReport; due: number }> {
+    const { db } = this.deps;
     const expired = await this.expireUnconfirmed(now);
     const report: SweepReport = { completed: 0, failed: 0, expired };
+    const due = await this.countDue(now);
+    if (due === 0) return { report, due };
     const stopped = await this.stopOnBrokenChain(now, logger);
-    if (stopped > 0) return { ...report, failed: stopped };
+    if (stopped > 0) return { report: { ...report, failed: stopped }, due };
     const tried: string[] = [];
     for (let i = 0; i < SWEEP_BATCH; i++) {
       let claimed: StoredRequest | null = null;
@@ -207,7 +304,28 @@ export class ErasureService {
       report.completed += 1;
       logger.info('account erased', { erasure_id: (claimed as StoredRequest).id });
     }
-    return report;
+    return { report, due };
+  }
+
+  /** Confirmed requests due at `now`: one count on the (status, due_at) index, the sweep's only look before it claims. */
+  private async countDue(now: Date): Promise<number> {
+    const { db } = this.deps;
+    const row = (await db.knex(ERASURE_TABLE).where({ status: ERASURE_STATUS.confirmed }).where('due_at', '<=', db.dialect.time(now)).count({ n: '*' }).first()) as { n: number | string } | undefined;
+    return Number(row?.n ?? 0);
+  }
+
+  /**
+   * Replaces the one-row record of the last run: one statement of its own, after every erasure
+   * transaction ended. A failure to record is logged and changes nothing the run did.
+   */
+  private async recordRun(startedAt: Date, due: number, report: SweepReport, logger: Logger): Promise<void> {
+    const { db, clock } = this.deps;
+    const run = { id: 1, started_at: db.dialect.time(startedAt), finished_at: db.dialect.time(clock.now()), due_found: due, completed: report.completed, failed: report.failed, expired: report.expired };
+    try {
+      await db.knex(SWEEP_RUN_TABLE).insert(run).onConflict('id').merge();
+    } catch (err) {
+      logger.error('the erasure sweep ran but its record (GET /admin/erasure/sweep) could not be written', { error: `${(err as Error).name}: ${(err as Error).message}`.slice(0, 500) });
+    }
   }
 
   /**
@@ -218,7 +336,6 @@ export class ErasureService {
   private async stopOnBrokenChain(now: Date, logger: Logger): Promise<number> {
     const { db, audit } = this.deps;
     const due = () => db.knex(ERASURE_TABLE).where({ status: ERASURE_STATUS.confirmed }).where('due_at', '<=', db.dialect.time(now));
-    if ((await due().first('id')) === undefined) return 0;
     const verdict = await audit.verify();
     if (verdict.ok) return 0;
     const reason = `the audit chain does not verify (entry ${verdict.brokenAt}: ${verdict.reason}); no erasure runs until it does`;

@@ -27,4 +27,28 @@ export const premiumMigrations: readonly PluginMigration[] = [
       });
     },
   },
+  {
+    /**
+     * The operator's view (issue 34). `settled_at`: when an activation attempt first heard the
+     * processor say `Settled`, written in its own statement BEFORE the transaction that consumes
+     * the invoice and extends the period, so it stays when that transaction fails: settled and
+     * not consumed is exactly "paid, but no premium was granted". Invoices redeemed before this
+     * migration were Settled by their redemption: they get `settled_at = consumed_at`.
+     * The admin lists read newest first, each from an index: all invoices, and one user's, by
+     * (created_at, invoice_id), and a partial index for each unconsumed state, so the short
+     * stuck list is never found by walking the long activated history (the same partial-index
+     * SQL on both dialects).
+     */
+    id: '002_premium_settled_at',
+    async up(trx) {
+      await trx.schema.alterTable(PREMIUM_INVOICES_TABLE, (t) => {
+        t.timestamp('settled_at', { useTz: true }).nullable();
+      });
+      await trx(PREMIUM_INVOICES_TABLE).whereNotNull('consumed_at').update({ settled_at: trx.ref('consumed_at') });
+      await trx.raw(`CREATE INDEX premium_invoices_created ON ${PREMIUM_INVOICES_TABLE} (created_at, invoice_id)`);
+      await trx.raw(`CREATE INDEX premium_invoices_user_created ON ${PREMIUM_INVOICES_TABLE} (user_id, created_at, invoice_id)`);
+      await trx.raw(`CREATE INDEX premium_invoices_unsettled ON ${PREMIUM_INVOICES_TABLE} (created_at, invoice_id) WHERE consumed_at IS NULL AND settled_at IS NULL`);
+      await trx.raw(`CREATE INDEX premium_invoices_stuck ON ${PREMIUM_INVOICES_TABLE} (created_at, invoice_id) WHERE consumed_at IS NULL AND settled_at IS NOT NULL`);
+    },
+  },
 ];

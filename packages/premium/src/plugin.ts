@@ -3,14 +3,16 @@ import type { WalletPlugin } from '@wallet/backend-core';
 import { premiumMigrations } from './migrations.js';
 import { registerPremiumMetrics } from './metrics.js';
 import { PREMIUM_DEFAULTS, premiumOptionProblems, premiumTerms, type PremiumOptions } from './options.js';
-import { premiumRoutes } from './routes.js';
+import { PremiumAdmin } from './admin.js';
+import { premiumAdminRoutes, premiumRoutes } from './routes.js';
 import { PremiumService } from './service.js';
 
 /**
- * Paid premium plans for the operator's Nostr relay (spec › Premium). The routes are always
+ * Paid premium plans for the operator's Nostr relay (spec › Premium). The user routes are always
  * mounted: invoice and activate answer 400 `premium_off` while premium is off, status answers
- * always. The relay admits premium authors through `@wallet/relay-admission`, which reads
- * `premium_until` from the same database.
+ * always. The admin routes (`/admin/premium/…`) are mounted only while premium is on. The
+ * relay admits premium authors through `@wallet/relay-admission`, which reads `premium_until`
+ * from the same database.
  *
  * @example
  * premiumPlugin({ enabled: true, plans: 'month:30:0.0001', relayUrl: 'wss://relay.example', writePolicy: 'premium-post' })
@@ -26,6 +28,8 @@ export function premiumPlugin(options: PremiumOptions = {}): WalletPlugin {
       'POST /api/v1/premium/invoice',
       'POST /api/v1/premium/activate',
       'GET /api/v1/premium/status',
+      'GET /api/v1/admin/premium/invoices',
+      'GET /api/v1/admin/premium/users/{user_id}',
     ],
     validateConfig: (settings) => premiumOptionProblems(options, settings),
     setup(ctx) {
@@ -39,6 +43,13 @@ export function premiumPlugin(options: PremiumOptions = {}): WalletPlugin {
       }));
       // Off, the routes still answer (`premium_off`) but this server's document leaves them out.
       for (const route of premiumRoutes(service)) ctx.routes.add(terms !== null ? route : { ...route, openapi: 'internal' });
+      // The operator's view exists only while premium is on (off, neither its routes nor its
+      // section of the account view).
+      if (terms !== null) {
+        const admin = new PremiumAdmin({ db: ctx.db, clock: ctx.clock, users: ctx.users });
+        for (const route of premiumAdminRoutes(admin)) ctx.routes.add(route);
+        ctx.hooks.onUserSummary((userId) => admin.userSummary(userId));
+      }
       registerPremiumMetrics(ctx);
     },
   };

@@ -1,5 +1,6 @@
 import { defineRoute, type AnyRoute } from '@wallet/backend-core';
-import { activateRequest, invoiceRequest, invoiceResponse, statusResponse } from './schemas.js';
+import type { PremiumAdmin } from './admin.js';
+import { activateRequest, adminInvoicesQuery, adminInvoicesResponse, adminUserParams, adminUserQuery, adminUserResponse, invoiceRequest, invoiceResponse, statusResponse } from './schemas.js';
 import type { PremiumService } from './service.js';
 
 const common = { tags: ['premium'], auth: 'bearer' as const };
@@ -40,6 +41,36 @@ export function premiumRoutes(service: PremiumService): AnyRoute[] {
       summary: 'The caller’s premium period, whether the relay admits it as premium, and its invoices',
       response: statusResponse,
       handler: ({ auth }) => service.status(auth.userId),
+    }),
+  ];
+}
+
+/** The operator's read-only premium view (docs/admin.md): admin sessions only, never in the public document. */
+export function premiumAdminRoutes(admin: PremiumAdmin): AnyRoute[] {
+  const internal = { tags: ['admin'], openapi: 'internal' as const, auth: 'admin' as const };
+  return [
+    defineRoute({
+      ...internal,
+      method: 'GET',
+      path: '/admin/premium/invoices',
+      operationId: 'listPremiumInvoices',
+      summary: 'Premium invoices in a state (pending, expired, settled but not activated, activated), newest first',
+      query: adminInvoicesQuery,
+      response: adminInvoicesResponse,
+      handler: ({ query }) => admin.listInvoices(query.state, query.limit, query.after),
+    }),
+    defineRoute({
+      ...internal,
+      method: 'GET',
+      path: '/admin/premium/users/{user_id}',
+      operationId: 'getPremiumUserHistory',
+      summary: 'A user’s premium period, invoice counts by state, activations and invoices',
+      params: adminUserParams,
+      query: adminUserQuery,
+      response: adminUserResponse,
+      errors: ['premium_user_not_found'],
+      statuses: { 404: 'No user has this id' },
+      handler: ({ params, query }) => admin.userHistory(params.user_id, query.limit, query.after),
     }),
   ];
 }

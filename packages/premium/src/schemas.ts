@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { nextAfterField, pageQuery } from '@wallet/backend-core';
 
 export const invoiceRequest = v.pipe(v.strictObject({
   /** A plan id of `/capabilities` `premium.plans`. */
@@ -50,3 +51,68 @@ export const statusResponse = v.pipe(v.object({
 export type InvoiceResponse = v.InferOutput<typeof invoiceResponse>;
 export type StatusResponse = v.InferOutput<typeof statusResponse>;
 export type InvoiceRecord = v.InferOutput<typeof invoiceRecord>;
+
+/**
+ * An invoice's state as this server knows it (reads never ask the processor): `activated` it was
+ * redeemed (premium extended); `settled_unactivated` an activation attempt heard the processor
+ * say Settled but no extension was committed (the operator's stuck list); `pending` neither, and
+ * still payable (`expires_at` ahead); `expired` neither, and `expires_at` passed.
+ */
+export const INVOICE_STATES = ['pending', 'expired', 'settled_unactivated', 'activated'] as const;
+export type InvoiceState = (typeof INVOICE_STATES)[number];
+
+export const adminInvoicesQuery = v.object({
+  /** Left out: every state. */
+  state: v.optional(v.picklist(INVOICE_STATES, `must be one of ${INVOICE_STATES.join(', ')}`)),
+  /** `limit` and `after`, as every admin list (core's http/paging.ts). */
+  ...pageQuery,
+});
+export const adminUserQuery = v.object(pageQuery);
+export const adminUserParams = v.object({ user_id: v.pipe(v.string(), v.uuid('must be a UUID')) });
+
+const adminInvoice = v.object({
+  invoice_id: v.string(),
+  user_id: v.string(),
+  state: v.picklist(INVOICE_STATES),
+  plan: v.string(),
+  days: v.number(),
+  amount: v.string(),
+  currency: v.string(),
+  created_at: timestamp,
+  expires_at: timestamp,
+  /** When an activation attempt first heard the processor say Settled; null if none has. */
+  settled_at: v.nullable(timestamp),
+  /** When it was redeemed (premium extended by `days`); null if not. */
+  activated_at: v.nullable(timestamp),
+});
+
+const stateCounts = v.object({ pending: v.number(), expired: v.number(), settled_unactivated: v.number(), activated: v.number() });
+
+export const adminInvoicesResponse = v.pipe(v.object({
+  /** Newest first (created_at, then invoice_id). */
+  invoices: v.array(adminInvoice),
+  /** Pass as `after` for the next page; null on the last page. */
+  next_after: nextAfterField,
+}), v.title('PremiumAdminInvoices'));
+
+export const adminUserResponse = v.pipe(v.object({
+  user_id: v.string(),
+  premium_until: v.nullable(timestamp),
+  /** premium_until lies in the future. */
+  active: v.boolean(),
+  /** All of the user's invoices, by state. */
+  invoice_counts: stateCounts,
+  /** The days all activations added together. */
+  days_activated: v.number(),
+  /** Every activation, newest first (at most 500; `invoice_counts.activated` is the total). */
+  activations: v.array(v.object({ invoice_id: v.string(), plan: v.string(), days: v.number(), activated_at: timestamp })),
+  /** The user's invoices, newest first, a page at a time. */
+  invoices: v.array(adminInvoice),
+  /** Pass as `after` for the next page of `invoices`; null on the last page. */
+  next_after: nextAfterField,
+}), v.title('PremiumAdminUser'));
+
+export type AdminInvoice = v.InferOutput<typeof adminInvoice>;
+export type StateCounts = v.InferOutput<typeof stateCounts>;
+export type AdminInvoicesResponse = v.InferOutput<typeof adminInvoicesResponse>;
+export type AdminUserResponse = v.InferOutput<typeof adminUserResponse>;

@@ -5,7 +5,7 @@ import { PREMIUM_INVOICES_TABLE } from './migrations.js';
 import type { PremiumTerms } from './options.js';
 import type { InvoiceRecord, InvoiceResponse, StatusResponse } from './schemas.js';
 
-interface StoredInvoice {
+export interface StoredInvoice {
   invoice_id: string;
   user_id: string;
   plan_id: string;
@@ -15,6 +15,8 @@ interface StoredInvoice {
   created_at: unknown;
   expires_at: unknown;
   consumed_at: unknown;
+  /** When an activation attempt first heard the processor say Settled (migration 002); null before. */
+  settled_at: unknown;
 }
 
 export interface PremiumServiceDeps {
@@ -29,7 +31,7 @@ export interface PremiumServiceDeps {
 
 const HISTORY_LIMIT = 50;
 /** A slot taken while the processor is asked; never an id the processor gives (BTCPay ids have no colon). */
-const RESERVED_PREFIX = 'reserved:';
+export const RESERVED_PREFIX = 'reserved:';
 
 function toRecord(row: StoredInvoice): InvoiceRecord {
   return {
@@ -112,6 +114,9 @@ export class PremiumService {
     if (row.consumed_at !== null) throw premiumErrors.create.premium_invoice_used();
     const invoice = await processor.getInvoice(invoiceId);
     if (invoice === null || invoice.status !== 'Settled') throw premiumErrors.create.premium_invoice_unpaid();
+    // Committed on its own, before the transaction below: if that fails, the row still says the
+    // processor reported it Settled, and the operator's stuck list (settled, not consumed) shows it.
+    await db.knex(PREMIUM_INVOICES_TABLE).where({ invoice_id: invoiceId, user_id: userId }).whereNull('settled_at').update({ settled_at: db.dialect.time(clock.now()) });
     await db.knex.transaction(async (trx) => {
       const consumed = await db.transitionOne(PREMIUM_INVOICES_TABLE, (qb) => qb.where({ invoice_id: invoiceId, user_id: userId }).whereNull('consumed_at'), { consumed_at: db.dialect.time(clock.now()) }, trx);
       if (consumed === null) throw premiumErrors.create.premium_invoice_used();

@@ -1,9 +1,10 @@
+import { TipsAdmin } from './admin.js';
 import { tipErrors } from './errors.js';
 import type { WalletPlugin } from '@wallet/backend-core';
 import { tipsMigrations } from './migrations.js';
 import { registerTipMetrics } from './metrics.js';
 import { TIPS_DEFAULTS, tipsOptionProblems, type TipsOptions } from './options.js';
-import { tipsRoutes } from './routes.js';
+import { adminTipsRoutes, tipsRoutes } from './routes.js';
 import { TipsService } from './service.js';
 import { TIP_ASSETS, type TipAsset } from './tip.js';
 import { TipWorkers, type RunReport } from './workers.js';
@@ -19,7 +20,8 @@ const reported = (what: string, report: RunReport, logger: { info(message: strin
 
 /**
  * Public and targeted tips (spec › Public tips). The routes are always mounted and answer 400
- * `tips_off` while tips are off (spec › General rule 1); the workers run only while they are on.
+ * `tips_off` while tips are off (spec › General rule 1); the workers and the operator's read-only
+ * `/admin/tips` routes run only while they are on. The account view's section is always there.
  *
  * @example
  * const backend = await createWalletBackend({ ...settings, plugins: [tipsPlugin({ enabled: true, shareBase: 'https://wallet.example/tip/' })] });
@@ -43,6 +45,10 @@ export function tipsPlugin(options: TipsOptions = {}): WalletPlugin {
       'POST /api/v1/tips/social/{tip_id}/clawback',
       'POST /api/v1/tips/social/{tip_id}/confirm-sweep',
       'GET /api/v1/tips/social/{tip_id}/public',
+      // The operator's (docs/admin.md › Tips), added only while tips are on.
+      'GET /api/v1/admin/tips/stats',
+      'GET /api/v1/admin/tips/stuck',
+      'GET /api/v1/admin/tips/{tip_id}',
     ],
     validateConfig: (settings) => tipsOptionProblems(options, settings),
     setup(ctx) {
@@ -62,6 +68,9 @@ export function tipsPlugin(options: TipsOptions = {}): WalletPlugin {
       // Tips kept while tips were on are erased and exported whether or not they are on now.
       ctx.hooks.onUserErasure((trx, userId) => service.eraseUser(trx, userId));
       ctx.hooks.onUserExport((userId) => service.exportFor(userId));
+      const admin = new TipsAdmin(ctx.db, ctx.clock);
+      // The account view counts them on or off, like the export.
+      ctx.hooks.onUserSummary((userId) => admin.userSummary(userId));
       ctx.capabilities.contribute(() => {
         // Serveable while a chain with addresses is on (Grin alone is not: its amounts are hidden).
         const serveable = enabled && assets().some((asset) => asset !== 'grin');
@@ -71,6 +80,7 @@ export function tipsPlugin(options: TipsOptions = {}): WalletPlugin {
       for (const route of tipsRoutes(service)) ctx.routes.add(enabled ? route : { ...route, openapi: 'internal' });
       registerTipMetrics(ctx);
       if (!enabled) return;
+      for (const route of adminTipsRoutes(admin)) ctx.routes.add(route);
       ctx.scheduler.every('draft-gc', HOUR_MS, async ({ now, logger }) => {
         const cancelled = await service.cancelStaleDrafts(now);
         if (cancelled > 0) logger.info('stale tip drafts cancelled', { cancelled });

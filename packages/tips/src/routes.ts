@@ -1,5 +1,10 @@
 import { defineRoute, type AnyRoute } from '@wallet/backend-core';
+import type { TipsAdmin } from './admin.js';
 import {
+  adminStuckTipsQuery,
+  adminStuckTipsResponse,
+  adminTipResponse,
+  adminTipStatsResponse,
   attachFundingRequest,
   cancelTipResponse,
   claimTipResponse,
@@ -150,6 +155,49 @@ export function tipsRoutes(service: TipsService): AnyRoute[] {
       response: publicTipResponse,
       statuses: { 400: OFF, 404: 'Unknown or not a public tip' },
       handler: ({ params }) => service.publicInfo(params.tip_id),
+    }),
+  ];
+}
+
+const admin = { tags: ['admin'], openapi: 'internal' as const, auth: 'admin' as const };
+
+/**
+ * The operator's tip routes (docs/admin.md › Tips): GET only, so any live admin session may
+ * read them (the kit enforces the scope). Mounted only while tips are on; the static paths come
+ * before `{tip_id}` so they are matched first.
+ */
+export function adminTipsRoutes(service: TipsAdmin): AnyRoute[] {
+  return [
+    defineRoute({
+      ...admin,
+      method: 'GET',
+      path: '/admin/tips/stats',
+      operationId: 'getAdminTipStats',
+      summary: 'How many tips are in each status (every status, 0 included), and in all',
+      response: adminTipStatsResponse,
+      handler: () => service.stats(),
+    }),
+    defineRoute({
+      ...admin,
+      method: 'GET',
+      path: '/admin/tips/stuck',
+      operationId: 'listAdminStuckTips',
+      summary: 'Tips in `claiming` for more than 15 minutes, oldest first, a page at a time',
+      query: adminStuckTipsQuery,
+      response: adminStuckTipsResponse,
+      handler: ({ query }) => service.stuck(query.limit, query.after),
+    }),
+    defineRoute({
+      ...admin,
+      method: 'GET',
+      path: '/admin/tips/{tip_id}',
+      operationId: 'getAdminTip',
+      summary: 'One tip’s record and the transitions its rows record a time for',
+      errors: ['tip_not_found'],
+      params: tipIdParams,
+      response: adminTipResponse,
+      statuses: { 404: 'No tip with this id (`tip_not_found`)' },
+      handler: ({ params }) => service.tip(params.tip_id),
     }),
   ];
 }

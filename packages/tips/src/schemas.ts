@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { nextAfterField, pageQuery } from '@wallet/backend-core';
 import { TIP_ASSETS, TIP_STATUSES } from './tip.js';
 
 const hex = (length: number, what: string) => v.pipe(v.string(`${what} must be a string`), v.regex(new RegExp(`^[0-9a-fA-F]{${length}}$`), `${what} must be ${length} hex characters`));
@@ -106,4 +107,51 @@ export const confirmSweepResponse = v.pipe(
 export const publicTipResponse = v.pipe(
   v.object({ tip_id: v.string(), asset, amount: v.string(), status, claimable: v.boolean(), created_at: time }),
   v.title('PublicTipInfo'),
+);
+
+// The operator's routes (docs/admin.md › Tips).
+const statusCounts = v.object(Object.fromEntries(TIP_STATUSES.map((name) => [name, v.number()])) as Record<(typeof TIP_STATUSES)[number], v.NumberSchema<undefined>>);
+
+export const adminTipStatsResponse = v.pipe(v.object({ total: v.number(), by_status: statusCounts }), v.title('AdminTipStats'));
+/** Paged as every admin list is (`limit`, `after`; core's http/paging.ts). */
+export const adminStuckTipsQuery = v.object(pageQuery);
+export const adminStuckTipsResponse = v.pipe(
+  v.object({
+    threshold_sec: v.number(),
+    tips: v.array(v.object({ tip_id: v.string(), status, asset, amount: v.string(), since: time, age_sec: v.number(), sweep_recorded: v.boolean() })),
+    next_after: nextAfterField,
+  }),
+  v.title('AdminStuckTips'),
+);
+export const adminTipResponse = v.pipe(
+  v.object({
+    tip_id: v.string(),
+    status,
+    asset,
+    amount: v.string(),
+    is_public: v.boolean(),
+    sender_user_id: v.nullable(v.string()),
+    recipient_user_id: v.nullable(v.string()),
+    recipient_erased: v.boolean(),
+    tip_address: v.nullable(v.string()),
+    grin_commitment: v.nullable(v.string()),
+    funding_txid: v.nullable(v.string()),
+    funding_duplicate: v.boolean(),
+    sweep_txid: v.nullable(v.string()),
+    created_at: time,
+    updated_at: time,
+    funded_at: v.nullable(time),
+    settled_at: v.nullable(time),
+    checked_at: v.nullable(time),
+    claims: v.array(v.object({ user_id: v.string(), claimed_at: time })),
+    history: v.array(
+      v.object({
+        event: v.picklist(['created', 'funded', 'claimed', 'settled']),
+        at: time,
+        user_id: v.optional(v.string()),
+        status: v.optional(status),
+      }),
+    ),
+  }),
+  v.title('AdminTip'),
 );
