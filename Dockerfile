@@ -32,6 +32,7 @@ COPY packages/premium/package.json packages/premium/
 COPY packages/relay-admission/package.json packages/relay-admission/
 COPY packages/erasure/package.json packages/erasure/
 COPY packages/client/package.json packages/client/
+COPY packages/admin-console/package.json packages/admin-console/
 COPY examples/server/package.json examples/server/
 COPY examples/cli/package.json examples/cli/
 # --ignore-scripts: the sources are not here yet, so `prepare` (the build) cannot run; the
@@ -73,6 +74,10 @@ COPY --from=build /app/packages/erasure/dist/ packages/erasure/dist/
 # The wallet client is a workspace (npm links it); the server never loads it.
 COPY --from=build /app/packages/client/package.json packages/client/
 COPY --from=build /app/packages/client/dist/ packages/client/dist/
+# The operator console (ADMIN_CONSOLE_ENABLED): its handler and the page's static files.
+COPY --from=build /app/packages/admin-console/package.json packages/admin-console/
+COPY --from=build /app/packages/admin-console/dist/ packages/admin-console/dist/
+COPY --from=build /app/packages/admin-console/public/ packages/admin-console/public/
 COPY --from=build /app/examples/server/package.json examples/server/
 COPY --from=build /app/examples/server/dist/ examples/server/dist/
 COPY --from=build /app/examples/cli/package.json examples/cli/

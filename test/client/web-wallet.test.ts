@@ -1,18 +1,15 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { startServer, type RunningServer } from '@wallet/server';
 import { startWebWallet } from '../../examples/web-wallet/serve.mjs';
 import { EsploraFake } from '../fakes/esplora.js';
+import { launchChromium, watchPage } from '../harness/browser.js';
 import { eachDialect, freePort, freshDatabaseUrl, SECRETS_ENV, useFakes } from '../harness/index.js';
 
-/** Debian's chromium (nothing here downloads a browser); CI installs it and sets WALLET_CI, so there it must exist. */
-const CHROMIUM = '/usr/bin/chromium';
-/** As root on a closed network: no sandbox, and none of Chromium's background connections. */
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const SCREENSHOTS = fileURLToPath(new URL('../../docs/images/', import.meta.url));
 
 eachDialect('examples/web-wallet in headless Chromium, against the reference server', (dialect) => {
@@ -24,11 +21,8 @@ eachDialect('examples/web-wallet in headless Chromium, against the reference ser
   const problems: string[] = [];
 
   before(async function () {
-    if (!existsSync(CHROMIUM)) {
-      if (process.env.WALLET_CI === '1') throw new Error(`${CHROMIUM} is missing: CI installs Debian's chromium`);
-      this.skip();
-    }
     this.timeout(60_000);
+    browser = await launchChromium(this);
     dataDir = mkdtempSync(join(tmpdir(), 'wallet-web-'));
     const apiPort = await freePort();
     const apiUrl = `http://127.0.0.1:${apiPort}`;
@@ -48,7 +42,6 @@ eachDialect('examples/web-wallet in headless Chromium, against the reference ser
       },
       { write: () => undefined },
     );
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   });
   after(async () => {
     await browser?.close();
@@ -59,11 +52,8 @@ eachDialect('examples/web-wallet in headless Chromium, against the reference ser
 
   async function open(path = '/'): Promise<Page> {
     const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
-    page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
     // A refused request is logged by Chromium as a failed resource (the test provokes one); anything else is a problem (a CSP violation is "Refused to …").
-    page.on('console', (message) => {
-      if (message.type() === 'error' && !message.text().startsWith('Failed to load resource: the server responded with a status of 400')) problems.push(`console: ${message.text()}`);
-    });
+    watchPage(page, problems, (text) => text.startsWith('Failed to load resource: the server responded with a status of 400'));
     await page.goto(`${wallet.url}${path}`);
     return page;
   }

@@ -18,6 +18,8 @@ export interface ServerConfig {
   http: HttpTimeouts;
   /** Cross-origin access to the API for browser wallets on other origins; off (undefined) by default. */
   cors: CorsSettings | undefined;
+  /** Serve the operator console (@wallet/admin-console) at `/admin-console/`: ADMIN_CONSOLE_ENABLED, off by default. */
+  adminConsole: boolean;
   /** Problems found while reading the environment itself (core validates the rest). */
   problems: string[];
   /** Things the operator should hear about (generated development secrets). */
@@ -64,6 +66,18 @@ export function corsFromEnv(env: Env, problems: string[]): CorsSettings | undefi
     }
   }
   return origins.length > 0 ? { origins } : undefined;
+}
+
+/**
+ * ADMIN_CONSOLE_ENABLED: `true` serves the operator console page at `/admin-console/` on this
+ * server's own origin (the admin API still needs an admin's signed login). Unset, empty or
+ * `false`: off. Anything else is a problem (never silently off or on).
+ */
+export function adminConsoleFromEnv(env: Env, problems: string[]): boolean {
+  const value = optionFromEnv(env, 'ADMIN_CONSOLE_ENABLED', 'bool');
+  if (value === undefined || typeof value === 'boolean') return value === true;
+  problems.push(`ADMIN_CONSOLE_ENABLED: "${String(value)}" must be true or false`);
+  return false;
 }
 
 /** The listener's time limits: environment variable, default and bounds, in seconds. */
@@ -154,6 +168,7 @@ export function loadServerConfig(givenEnv: Env, options: { createDevSecrets?: bo
   }
   const http = httpTimeoutsFromEnv(env, problems);
   const cors = corsFromEnv(env, problems);
+  const adminConsole = adminConsoleFromEnv(env, problems);
 
   const settings = settingsFromEnv(env);
   settings.nodeEnv ??= (env.NODE_ENV as 'development' | 'production' | 'test' | undefined) ?? 'development';
@@ -188,6 +203,7 @@ export function loadServerConfig(givenEnv: Env, options: { createDevSecrets?: bo
     logLevel,
     http,
     cors,
+    adminConsole,
     problems,
     notices,
   };

@@ -3,9 +3,10 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getHeapStatistics } from 'node:v8';
 import cors from '@koa/cors';
+import { adminConsole } from '@wallet/admin-console';
 import { BootError, createJsonLogger, type Logger, type WalletBackend } from '@wallet/backend-core';
 import { bootBackend } from './boot.js';
-import { loadServerConfig, type CorsSettings, type HttpTimeouts } from './config.js';
+import { loadServerConfig, type CorsSettings, type ServerConfig } from './config.js';
 import type { Env } from './env.js';
 
 export interface RunningServer {
@@ -62,7 +63,11 @@ export function corsMiddleware(settings: CorsSettings): Middleware {
  * The listener, with every time limit set deliberately instead of Node's defaults (300 s for a
  * request, so one trickling body would hold a connection for five minutes).
  */
-function createListener(backend: WalletBackend, timeouts: HttpTimeouts): Server {
+function createListener(backend: WalletBackend, config: ServerConfig): Server {
+  const timeouts = config.http;
+  const api = backend.callback();
+  // The console's own path is answered by its handler (its files, its CSP); everything else is the API's.
+  const consolePage = config.adminConsole ? adminConsole({ apiBase: config.backend.publicApiUrl! }) : undefined;
   return createServer(
     {
       requestTimeout: timeouts.requestTimeoutMs,
@@ -70,7 +75,7 @@ function createListener(backend: WalletBackend, timeouts: HttpTimeouts): Server 
       keepAliveTimeout: timeouts.keepAliveTimeoutMs,
       connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS,
     },
-    backend.callback(),
+    consolePage === undefined ? api : (req, res) => void (consolePage(req, res) || api(req, res)),
   );
 }
 
@@ -110,7 +115,7 @@ export async function startServer(env: Env, options: StartServerOptions = {}): P
   for (const notice of config.notices) logger.warn(notice);
   // Outermost, so a preflight is answered before routing and every answer (errors too) carries the headers.
   if (config.cors) backend.app.middleware.unshift(corsMiddleware(config.cors));
-  const server = createListener(backend, config.http);
+  const server = createListener(backend, config);
   let listening = false;
   let closing: Promise<void> | undefined;
   const close = () =>
@@ -146,6 +151,7 @@ export async function startServer(env: Env, options: StartServerOptions = {}): P
       // What V8 may grow the heap to: about 280 with the flags of `npm run start:prod`, several GB without.
       heap_limit_mb: Math.round(getHeapStatistics().heap_size_limit / 1_048_576),
       ...(config.cors ? { cors_origins: config.cors.origins } : {}),
+      ...(config.adminConsole ? { admin_console: `${url}/admin-console/` } : {}),
       ...(metricsUrl ? { metrics: metricsUrl } : {}),
     });
     return { backend, url, close };
