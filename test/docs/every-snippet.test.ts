@@ -73,7 +73,7 @@ declare const since: Date, id: string;
   /** Inside `setup(ctx)` of the notes plugin of docs/plugins.md (its module is `notes.ts`). */
   'notes-setup': `
 import * as v from 'valibot';
-import { createWalletBackend, defineErrors, defineRoute, type Knex, type PluginContext, type SettingsInput, type UserAuth, type WalletPlugin } from '@wallet/backend-core';
+import { createWalletBackend, defineErrors, defineRoute, nextAfter, pageQuery, type Knex, type PageCursor, type PluginContext, type SettingsInput, type UserAuth, type WalletPlugin } from '@wallet/backend-core';
 import { notesPlugin } from './notes.js';
 // The catalogue as its section ("Errors") declares it: notes.ts's, plus the invite code of the excerpts.
 const notesErrors = defineErrors({
