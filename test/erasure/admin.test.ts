@@ -1,6 +1,5 @@
 import { expect } from 'chai';
-import type { UserSummaryHandler, WalletPlugin } from '@wallet/backend-core';
-import { erasurePlugin, type ErasureOptions } from '@wallet/erasure';
+import { erasurePlugin } from '@wallet/erasure';
 import { adminLogin, bootstrapAdmin, createTestBackend, eachDialect, NostrKey, seedUser, type TestBackend } from '../harness/index.js';
 import { API, requestAndConfirm, requestSeal } from './harness.js';
 
@@ -17,28 +16,9 @@ const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64url');
 const REQUESTS = `${API}/admin/erasure/requests`;
 const SWEEP = `${API}/admin/erasure/sweep`;
 const STUCK = `${API}/admin/erasure/stuck`;
+/** Core's account view, whose `sections.erasure` is erasure's `onUserSummary` answer. */
+const ACCOUNT = `${API}/admin/users`;
 const NEVER_SWEPT = { started_at: null, finished_at: null, due_found: null, completed: null, failed: null, expired: null };
-
-/** The erasure plugin, with the summary handler it registers captured for the test (core's account view calls it). */
-function capturingErasure(options: ErasureOptions): { plugin: WalletPlugin; summary: UserSummaryHandler } {
-  const captured: { handler?: UserSummaryHandler } = {};
-  const inner = erasurePlugin(options);
-  const plugin: WalletPlugin = {
-    ...inner,
-    setup: (ctx) =>
-      inner.setup!({
-        ...ctx,
-        hooks: {
-          ...ctx.hooks,
-          onUserSummary: (handler) => {
-            captured.handler = handler;
-            ctx.hooks.onUserSummary(handler);
-          },
-        },
-      }),
-  };
-  return { plugin, summary: (userId) => captured.handler!(userId) };
-}
 
 /** A row as the admin list shows it: every field, nulls where the request has no such time. */
 function listed(row: { id: string; status: string; user_id: string | null; created: number; confirmed?: number; due?: number; ended?: number; attempts?: number; last_error?: string | null }) {
@@ -69,10 +49,9 @@ async function admins(t: TestBackend): Promise<{ full: string; read: string; rea
 }
 
 eachDialect('erasure admin API: requests by state, the last sweep, the account summary', (dialect) => {
-  const erasure = capturingErasure({ enabled: true });
   const w = {} as { t: TestBackend; user: { id: string; key: NostrKey; token: string } };
   beforeEach(async () => {
-    w.t = await createTestBackend(dialect, { plugins: [erasure.plugin] });
+    w.t = await createTestBackend(dialect, { plugins: [erasurePlugin({ enabled: true })] });
     const key = new NostrKey();
     const { id } = await seedUser(w.t.backend, { nostrPubkey: key.pubkey, username: 'erin' });
     w.user = { id, key, token: (await w.t.backend.sessions.start(id, 'extension')).access_token };
@@ -113,6 +92,7 @@ eachDialect('erasure admin API: requests by state, the last sweep, the account s
       expect(res.status, `${path}: ${res.text}`).to.equal(200);
       return res.body as Record<string, unknown>;
     };
+    const summary = async (userId: string) => ((await get(`${ACCOUNT}/${userId}`)).sections as Record<string, unknown>).erasure;
 
     // Never swept: the run's fields are null; the next due time is the confirmed request's.
     expect(await get(SWEEP)).to.deep.equal({ ...NEVER_SWEPT, next_due_at: at(GRACE_MS) });
@@ -133,10 +113,10 @@ eachDialect('erasure admin API: requests by state, the last sweep, the account s
     expect(await get(`${REQUESTS}?state=completed`)).to.deep.equal({ requests: [listed(rows[5]!)], next_after: null });
 
     // The account view's section: the user's newest request.
-    expect(await erasure.summary(user.id)).to.deep.equal({ state: 'confirmed', requested_at: at(0), due_at: at(GRACE_MS) });
-    expect(await erasure.summary(p1)).to.deep.equal({ state: 'requested', requested_at: at(1_000), due_at: null });
-    expect(await erasure.summary(c)).to.deep.equal({ state: 'cancelled', requested_at: at(-48 * HOUR_MS), due_at: null });
-    expect(await erasure.summary(quiet)).to.deep.equal({ state: 'none', requested_at: null, due_at: null });
+    expect(await summary(user.id)).to.deep.equal({ state: 'confirmed', requested_at: at(0), due_at: at(GRACE_MS) });
+    expect(await summary(p1)).to.deep.equal({ state: 'requested', requested_at: at(1_000), due_at: null });
+    expect(await summary(c)).to.deep.equal({ state: 'cancelled', requested_at: at(-48 * HOUR_MS), due_at: null });
+    expect(await summary(quiet)).to.deep.equal({ state: 'none', requested_at: null, due_at: null });
 
     // Across the due time: stuck until a sweep runs (the existing route, unchanged).
     t.clock.advance(GRACE_MS + 60_000);
@@ -163,8 +143,9 @@ eachDialect('erasure admin API: requests by state, the last sweep, the account s
     expect(await get(`${REQUESTS}?state=expired`)).to.deep.equal({ requests: [2, 1, 0].map((i) => listed({ ...rows[i]!, status: 'expired', ended: now })).concat(listed(rows[4]!)), next_after: null });
     for (const state of ['requested', 'confirmed']) expect(await get(`${REQUESTS}?state=${state}`), state).to.deep.equal({ requests: [], next_after: null });
     expect(await get(STUCK)).to.deep.equal({ requests: [] });
-    expect(await erasure.summary(p1)).to.deep.equal({ state: 'expired', requested_at: at(1_000), due_at: null });
-    expect(await erasure.summary(user.id), 'the user is gone').to.deep.equal({ state: 'none', requested_at: null, due_at: null });
+    expect(await summary(p1)).to.deep.equal({ state: 'expired', requested_at: at(1_000), due_at: null });
+    const gone = await t.client.get(`${ACCOUNT}/${user.id}`, { token: read });
+    expect([gone.status, gone.body.error?.code], 'the user is gone').to.deep.equal([404, 'admin_user_not_found']);
 
     // More requests due than a run takes (20), none of which it can carry out (their seals are
     // wrong): the next run finds 21, fails 20, leaves the last; the one record row is replaced.
@@ -184,7 +165,7 @@ eachDialect('erasure admin API: requests by state, the last sweep, the account s
     const lastError = 'Error: the erasure request is not sealed by this server (its integrity check failed); nothing was erased';
     // newest first, equal times by id: the unclaimed one (the highest id) first, without an attempt
     expect(await get(`${REQUESTS}?state=confirmed&limit=2`), 'never the seal').to.deep.equal({ requests: [listed(bad[20]!), listed({ ...bad[19]!, attempts: 1, last_error: lastError })], next_after: cursorOf(T0 + badDue - GRACE_MS, bad[19]!.id) });
-    expect(await erasure.summary(quiet)).to.deep.equal({ state: 'confirmed', requested_at: at(badDue - GRACE_MS), due_at: at(badDue) });
+    expect(await summary(quiet)).to.deep.equal({ state: 'confirmed', requested_at: at(badDue - GRACE_MS), due_at: at(badDue) });
   });
 
   it('reads only for admins: read scope allowed; no token, a user token 401; bad state, limit or cursor 400 invalid_request', async () => {
@@ -235,8 +216,7 @@ eachDialect('erasure admin API while erasure is off', (dialect) => {
   });
 
   it('the admin reads stay mounted (a database once served with erasure on keeps its requests); no sweeper runs, so the run fields stay null', async () => {
-    const erasure = capturingErasure({ enabled: false });
-    t = await createTestBackend(dialect, { plugins: [erasure.plugin] });
+    t = await createTestBackend(dialect, { plugins: [erasurePlugin({ enabled: false })] });
     const { reader } = await admins(t);
     const { id } = await seedUser(t.backend, { username: 'olga' });
     const { time } = t.backend.db.dialect;
@@ -255,6 +235,7 @@ eachDialect('erasure admin API while erasure is off', (dialect) => {
       () => expect.fail('a sweep task exists while erasure is off'),
       (err: Error) => expect(err.message).to.equal('no scheduler task "erasure.sweep"'),
     );
-    expect(await erasure.summary(id)).to.deep.equal({ state: 'confirmed', requested_at: at(0), due_at: at(GRACE_MS) });
+    const account = await t.client.get(`${ACCOUNT}/${id}`, { token: read });
+    expect([account.status, account.body.sections?.erasure], account.text).to.deep.equal([200, { state: 'confirmed', requested_at: at(0), due_at: at(GRACE_MS) }]);
   });
 });

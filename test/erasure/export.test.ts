@@ -53,6 +53,7 @@ eachDialect('erasure: the export', (dialect) => {
       sections: {
         core: {
           account: { id: user.id, username, nostr_pubkey: user.key.pubkey, premium_until: null, created_at: '2026-01-01T00:00:00.000Z' },
+          suspension: null,
           keys: keys.map((k: { asset: string; key_type: string; public_key: string }) => ({
             asset: k.asset,
             key_type: k.key_type,

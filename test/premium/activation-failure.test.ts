@@ -1,28 +1,9 @@
 import { expect } from 'chai';
-import type { Knex } from 'knex';
 import { PREMIUM_INVOICES_TABLE } from '@wallet/premium';
-import { eachDialect, type DialectName } from '../harness/index.js';
+import { eachDialect } from '../harness/index.js';
 import { usePremiumWorld } from './harness.js';
 import { api, codeOf, DAY_MS, INVOICES_PATH, tally } from './support.js';
-
-/** A failure between consuming the invoice and extending premium_until: the users row refuses the update. */
-async function refusePremiumUpdates(dialect: DialectName, knex: Knex): Promise<void> {
-  if (dialect === 'sqlite') {
-    await knex.raw(`CREATE TRIGGER premium_boom BEFORE UPDATE OF premium_until ON users BEGIN SELECT RAISE(ABORT, 'boom'); END`);
-  } else {
-    await knex.raw(`CREATE FUNCTION premium_boom() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'boom'; END $$`);
-    await knex.raw(`CREATE TRIGGER premium_boom BEFORE UPDATE OF premium_until ON users FOR EACH ROW EXECUTE FUNCTION premium_boom()`);
-  }
-}
-
-async function allowPremiumUpdates(dialect: DialectName, knex: Knex): Promise<void> {
-  if (dialect === 'sqlite') {
-    await knex.raw('DROP TRIGGER premium_boom');
-  } else {
-    await knex.raw('DROP TRIGGER premium_boom ON users');
-    await knex.raw('DROP FUNCTION premium_boom()');
-  }
-}
+import { allowPremiumUpdates, refusePremiumUpdates } from './triggers.js';
 
 eachDialect('premium: activation failures', (dialect) => {
   const w = usePremiumWorld(dialect);

@@ -1,53 +1,18 @@
 import { expect } from 'chai';
-import type { Knex } from 'knex';
-import type { PluginContext, UserSummaryHandler } from '@wallet/backend-core';
-import { PREMIUM_INVOICES_TABLE, premiumPlugin, type PremiumOptions } from '@wallet/premium';
+import { PREMIUM_INVOICES_TABLE } from '@wallet/premium';
 import { premiumMigrations } from '../../packages/premium/src/migrations.js';
-import { adminLogin, bootstrapAdmin, eachDialect, NostrKey, type DialectName } from '../harness/index.js';
+import { adminLogin, bootstrapAdmin, eachDialect, NostrKey, seedUser } from '../harness/index.js';
 import { PREMIUM_OPTIONS, usePremiumWorld } from './harness.js';
 import { api, codeOf, DAY_MS, type Answer } from './support.js';
+import { allowPremiumUpdates, refusePremiumUpdates } from './triggers.js';
 
 const API = '/api/v1/admin/premium';
+/** Core's account view, whose `sections.premium` is premium's `onUserSummary` answer. */
+const ACCOUNT = '/api/v1/admin/users';
 const MINUTE_MS = 60_000;
 const EXPIRY_MS = 30 * MINUTE_MS; // PREMIUM_OPTIONS.invoiceExpiryMinutes
 /** An admin list's cursor, computed here (core's paging convention): base64url of `<epoch ms>.<id>`. */
 const cursorOf = (at: string, id: string) => Buffer.from(`${Date.parse(at)}.${id}`, 'utf8').toString('base64url');
-
-/** A failure inside the activation transaction: the users row refuses the premium_until update. */
-async function refusePremiumUpdates(dialect: DialectName, knex: Knex): Promise<void> {
-  if (dialect === 'sqlite') {
-    await knex.raw(`CREATE TRIGGER premium_boom BEFORE UPDATE OF premium_until ON users BEGIN SELECT RAISE(ABORT, 'boom'); END`);
-  } else {
-    await knex.raw(`CREATE FUNCTION premium_boom() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'boom'; END $$`);
-    await knex.raw(`CREATE TRIGGER premium_boom BEFORE UPDATE OF premium_until ON users FOR EACH ROW EXECUTE FUNCTION premium_boom()`);
-  }
-}
-
-async function allowPremiumUpdates(dialect: DialectName, knex: Knex): Promise<void> {
-  if (dialect === 'sqlite') {
-    await knex.raw('DROP TRIGGER premium_boom');
-  } else {
-    await knex.raw('DROP TRIGGER premium_boom ON users');
-    await knex.raw('DROP FUNCTION premium_boom()');
-  }
-}
-
-/**
- * The summary handler premium registers, captured by running its setup against the suite's
- * real plugin context with the registering parts stubbed (core's account view is not needed).
- */
-function summaryHandler(ctx: PluginContext, options: PremiumOptions = PREMIUM_OPTIONS): UserSummaryHandler | undefined {
-  let handler: UserSummaryHandler | undefined;
-  const noop = () => undefined;
-  void premiumPlugin(options).setup!({
-    ...ctx,
-    routes: { add: noop },
-    capabilities: { contribute: noop },
-    metrics: { gauge: noop },
-    hooks: { ...ctx.hooks, onUserErasure: noop, onUserExport: noop, onUserSummary: (h: UserSummaryHandler) => void (handler = h) },
-  } as PluginContext);
-  return handler;
-}
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -147,6 +112,8 @@ eachDialect('premium: admin routes', (dialect) => {
     expect(await list('?state=expired')).to.deep.equal({ invoices: [e.a1], next_after: null });
     expect(await list('?state=settled_unactivated')).to.deep.equal({ invoices: [e.b1], next_after: null });
     expect(await list('?state=activated')).to.deep.equal({ invoices: [e.a2], next_after: null });
+    // The fields in the order the console shows them as columns.
+    expect(Object.keys((await list('?state=activated')).invoices[0])).to.deep.equal(['invoice_id', 'user_id', 'state', 'plan', 'days', 'amount', 'currency', 'created_at', 'expires_at', 'settled_at', 'activated_at']);
     expect(await list('')).to.deep.equal({ invoices: [e.b2, e.a3, e.b1, e.a2, e.a1], next_after: null });
 
     const first = await list('?limit=2');
@@ -260,19 +227,30 @@ eachDialect('premium: admin routes', (dialect) => {
     expect((await get(`${API}/users/${w.bob.userId}`, await adminLogin(w.t, adminKey))).body).to.deep.include({ premium_until: iso(firstAt + 60 * DAY_MS), active: false });
   });
 
-  it('onUserSummary: premium_until, active and the invoice counts by state', async () => {
+  it('onUserSummary: the account view’s premium section is premium_until, active and the invoice counts by state', async () => {
     const s = await seed();
-    const summary = summaryHandler(w.ctx)!;
-    expect(summary).to.be.a('function');
-    expect(await summary(w.alice.userId)).to.deep.equal({
+    let token = await adminToken();
+    const section = async (userId: string) => {
+      const res = await get(`${ACCOUNT}/${userId}`, token);
+      expect(res.status, res.text).to.equal(200);
+      return res.body.sections.premium;
+    };
+    expect(await section(w.alice.userId)).to.deep.equal({
       premium_until: iso(s.start + 2 * MINUTE_MS + 365 * DAY_MS),
       active: true,
       invoices: { pending: 1, expired: 1, settled_unactivated: 0, activated: 1 },
     });
-    expect(await summary(w.bob.userId)).to.deep.equal({ premium_until: null, active: false, invoices: { pending: 1, expired: 0, settled_unactivated: 1, activated: 0 } });
-    const { userId } = { userId: '00000000-0000-4000-8000-000000000000' };
-    expect(await summary(userId)).to.deep.equal({ premium_until: null, active: false, invoices: { pending: 0, expired: 0, settled_unactivated: 0, activated: 0 } });
-    expect(summaryHandler(w.ctx, { ...PREMIUM_OPTIONS, enabled: false }), 'premium off: no section').to.equal(undefined);
+    expect(await section(w.bob.userId)).to.deep.equal({ premium_until: null, active: false, invoices: { pending: 1, expired: 0, settled_unactivated: 1, activated: 0 } });
+    const { id: stranger } = await seedUser(w.t.backend);
+    expect(await section(stranger)).to.deep.equal({ premium_until: null, active: false, invoices: { pending: 0, expired: 0, settled_unactivated: 0, activated: 0 } });
+    // A year on: alice's premium has lapsed (premium_until stays) and her pending invoice expired.
+    w.t.clock.advance(366 * DAY_MS);
+    token = await adminLogin(w.t, adminKey);
+    expect(await section(w.alice.userId)).to.deep.equal({
+      premium_until: iso(s.start + 2 * MINUTE_MS + 365 * DAY_MS),
+      active: false,
+      invoices: { pending: 0, expired: 2, settled_unactivated: 0, activated: 1 },
+    });
   });
 
   it('access: a read-scope admin reads; no token, a user token, a bad query or id are refused; an unknown user is 404', async () => {
@@ -339,12 +317,15 @@ eachDialect('premium: admin routes', (dialect) => {
 eachDialect('premium: admin routes while premium is off', (dialect) => {
   const w = usePremiumWorld(dialect, { ...PREMIUM_OPTIONS, enabled: false });
 
-  it('the admin routes are not added: 404 for an admin', async () => {
+  it('the admin routes are not added: 404 for an admin; the account view has no premium section', async () => {
     const { nostr } = await bootstrapAdmin(w.t);
     const token = await adminLogin(w.t, nostr);
     for (const path of [`${API}/invoices`, `${API}/users/${w.alice.userId}`]) {
       const res = await w.t.client.get(path, { token });
       expect(res.status, path).to.equal(404);
     }
+    const account = await w.t.client.get(`${ACCOUNT}/${w.alice.userId}`, { token });
+    expect(account.status, account.text).to.equal(200);
+    expect(account.body.sections).to.be.an('object').that.does.not.have.property('premium');
   });
 });

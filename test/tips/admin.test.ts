@@ -1,10 +1,11 @@
 import { expect } from 'chai';
-import type { UserSummaryHandler, WalletPlugin } from '@wallet/backend-core';
 import { tipsPlugin, type TipsOptions } from '@wallet/tips';
 import { adminLogin, bootstrapAdmin, createTestBackend, eachDialect, NostrKey, seedSession, seedUser, type TestBackend } from '../harness/index.js';
 import { hex, SHARE_BASE, tipAddress, tipBody, useChainFakes, type Asset } from './harness.js';
 
 const ADMIN_TIPS = '/api/v1/admin/tips';
+/** Core's account view, whose `sections.tips` is the tips plugin's `onUserSummary` answer. */
+const ACCOUNT = '/api/v1/admin/users';
 const MIN = 60_000;
 /** The clock when the tests read: two hours after the test clock's start. */
 const NOW = new Date('2026-01-01T02:00:00.000Z');
@@ -83,32 +84,10 @@ async function seedTip(t: TestBackend, seed: Seed): Promise<Stored> {
   return stored;
 }
 
-/** The tips plugin, with its account-view hook handed to the test as well as to the backend. */
-function probedTips(options: TipsOptions): { plugin: WalletPlugin; summary: () => UserSummaryHandler } {
-  const inner = tipsPlugin(options);
-  let summary: UserSummaryHandler | undefined;
-  return {
-    plugin: {
-      ...inner,
-      setup: (ctx) =>
-        inner.setup!({
-          ...ctx,
-          hooks: {
-            ...ctx.hooks,
-            onUserSummary: (handler) => {
-              summary = handler;
-              ctx.hooks.onUserSummary(handler);
-            },
-          },
-        }),
-    },
-    summary: () => summary!,
-  };
-}
-
 interface World {
   t: TestBackend;
-  summary: () => UserSummaryHandler;
+  /** The tips section of the user's account view, as a `read` admin gets it. */
+  summary: (userId: string) => Promise<unknown>;
   sender: { id: string; token: string };
   recipient: { id: string; token: string; username: string };
   other: { id: string; token: string };
@@ -120,8 +99,7 @@ interface World {
 function useWorld(dialect: Parameters<typeof createTestBackend>[0], chains: ReturnType<typeof useChainFakes>, options: TipsOptions = { enabled: true, targeted: true, shareBase: SHARE_BASE }) {
   const w = {} as World;
   beforeEach(async () => {
-    const probe = probedTips(options);
-    const t = await createTestBackend(dialect, { plugins: [probe.plugin], settings: chains.settings() });
+    const t = await createTestBackend(dialect, { plugins: [tipsPlugin(options)], settings: chains.settings() });
     const session = async () => {
       const { userId, auth } = await seedSession(t.backend);
       return { id: userId, token: auth.access_token };
@@ -136,7 +114,11 @@ function useWorld(dialect: Parameters<typeof createTestBackend>[0], chains: Retu
     if (created.status !== 201) throw new Error(`read key: ${created.status} ${created.text}`);
     Object.assign(w, {
       t,
-      summary: probe.summary,
+      summary: async (userId: string) => {
+        const res = await t.client.get(`${ACCOUNT}/${userId}`, { token: w.read });
+        if (res.status !== 200) throw new Error(`account view: ${res.status} ${res.text}`);
+        return res.body.sections.tips as unknown;
+      },
       sender: await session(),
       recipient: { id: recipient.id, token: (await t.backend.sessions.start(recipient.id, 'extension')).access_token, username },
       other: await session(),
@@ -169,17 +151,7 @@ eachDialect('tips: the admin routes', (dialect) => {
     const tips = {
       draft: await seedTip(t, { id: idOf(0x20), status: 'draft', asset: 'btc', amount: '1000', sender: S, created: ago(300 * MIN), updated: ago(300 * MIN), checked: ago(300 * MIN) }),
       unconfirmed: await seedTip(t, { id: idOf(0x21), status: 'pending_confirmation', asset: 'ltc', amount: '2000', sender: S, created: ago(250 * MIN), updated: ago(250 * MIN) }),
-      pending: await seedTip(t, {
-        id: idOf(0x22),
-        status: 'pending',
-        asset: 'xmr',
-        amount: '3000',
-        sender: S,
-        recipient: R,
-        created: ago(240 * MIN),
-        updated: ago(200 * MIN),
-        funded: ago(200 * MIN),
-      }),
+      pending: await seedTip(t, { id: idOf(0x22), status: 'pending', asset: 'xmr', amount: '3000', sender: S, recipient: R, created: ago(240 * MIN), updated: ago(200 * MIN), funded: ago(200 * MIN) }),
       A: await seedTip(t, {
         id: idOf(0x0a),
         status: 'claiming',
@@ -226,17 +198,7 @@ eachDialect('tips: the admin routes', (dialect) => {
         claims: [{ user: O, at: ago(90 * MIN) }],
       }),
       cancelled: await seedTip(t, { id: idOf(0x31), status: 'cancelled', asset: 'ltc', amount: '1500', sender: O, created: ago(119 * MIN), updated: ago(100 * MIN) }),
-      clawedBack: await seedTip(t, {
-        id: idOf(0x32),
-        status: 'clawed_back',
-        asset: 'btc',
-        amount: '2500',
-        sender: O,
-        recipient: R,
-        created: ago(119 * MIN),
-        updated: ago(100 * MIN),
-        settled: ago(100 * MIN),
-      }),
+      clawedBack: await seedTip(t, { id: idOf(0x32), status: 'clawed_back', asset: 'btc', amount: '2500', sender: O, recipient: R, created: ago(119 * MIN), updated: ago(100 * MIN), settled: ago(100 * MIN) }),
     };
     return tips;
   }
@@ -408,9 +370,9 @@ eachDialect('tips: the admin routes', (dialect) => {
     }
   });
 
-  it('onUserSummary: a user’s sent and received tips by status, and how many they made a claim call on', async () => {
+  it('onUserSummary, as the account view shows it: a user’s sent and received tips by status, and how many they made a claim call on', async () => {
     await seedAll();
-    const summary = w.summary();
+    const { summary } = w;
     expect(await summary(w.sender.id)).to.deep.equal({
       sent: { ...zeroCounts(), draft: 1, pending_confirmation: 1, pending: 1, claiming: 6, claimed: 1 },
       received: zeroCounts(),
@@ -470,6 +432,6 @@ eachDialect('tips: the admin routes while tips are off', (dialect) => {
       const res = await w.t.client.get(`${ADMIN_TIPS}/${path}`, { token: w.full });
       expect([res.status, res.body.error?.code], path).to.deep.equal([404, 'not_found']);
     }
-    expect(await w.summary()(w.sender.id)).to.deep.equal({ sent: { ...zeroCounts(), claiming: 1 }, received: zeroCounts(), claims: 0 });
+    expect(await w.summary(w.sender.id)).to.deep.equal({ sent: { ...zeroCounts(), claiming: 1 }, received: zeroCounts(), claims: 0 });
   });
 });

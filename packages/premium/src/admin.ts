@@ -2,7 +2,7 @@ import { nextAfter, readOptionalTime, readTime, type Clock, type Database, type 
 import { premiumErrors } from './errors.js';
 import { PREMIUM_INVOICES_TABLE } from './migrations.js';
 import type { AdminInvoice, AdminInvoicesResponse, AdminUserResponse, InvoiceState, StateCounts } from './schemas.js';
-import { RESERVED_PREFIX, type StoredInvoice } from './service.js';
+import { RESERVED_PREFIX, toRecord, type StoredInvoice } from './service.js';
 
 export interface PremiumAdminDeps {
   db: Database;
@@ -21,19 +21,16 @@ function stateOf(row: StoredInvoice, now: Date): InvoiceState {
   return readTime(row.expires_at) > now ? 'pending' : 'expired';
 }
 
+/** The user's record of the invoice (`toRecord`, in its order) with whose it is, its state and when it was heard Settled. */
 function toAdminInvoice(row: StoredInvoice, now: Date): AdminInvoice {
+  const { invoice_id, activated_at, ...terms } = toRecord(row);
   return {
-    invoice_id: row.invoice_id,
+    invoice_id,
     user_id: row.user_id,
     state: stateOf(row, now),
-    plan: row.plan_id,
-    days: Number(row.days),
-    amount: row.amount,
-    currency: row.currency,
-    created_at: readTime(row.created_at).toISOString(),
-    expires_at: readTime(row.expires_at).toISOString(),
+    ...terms,
     settled_at: readOptionalTime(row.settled_at)?.toISOString() ?? null,
-    activated_at: readOptionalTime(row.consumed_at)?.toISOString() ?? null,
+    activated_at,
   };
 }
 

@@ -32,7 +32,7 @@ const invoiceRecord = v.object({
   currency: v.string(),
   created_at: timestamp,
   expires_at: timestamp,
-  /** When it was activated; null while unused. */
+  /** When it was redeemed (premium extended by `days`); null while unused. */
   activated_at: v.nullable(timestamp),
 });
 
@@ -70,20 +70,16 @@ export const adminInvoicesQuery = v.object({
 export const adminUserQuery = v.object(pageQuery);
 export const adminUserParams = v.object({ user_id: v.pipe(v.string(), v.uuid('must be a UUID')) });
 
+/** The user's invoice record (in its order) with whose it is, its state and when it was heard Settled. */
+const { invoice_id, activated_at, ...invoiceTerms } = invoiceRecord.entries;
 const adminInvoice = v.object({
-  invoice_id: v.string(),
+  invoice_id,
   user_id: v.string(),
   state: v.picklist(INVOICE_STATES),
-  plan: v.string(),
-  days: v.number(),
-  amount: v.string(),
-  currency: v.string(),
-  created_at: timestamp,
-  expires_at: timestamp,
+  ...invoiceTerms,
   /** When an activation attempt first heard the processor say Settled; null if none has. */
   settled_at: v.nullable(timestamp),
-  /** When it was redeemed (premium extended by `days`); null if not. */
-  activated_at: v.nullable(timestamp),
+  activated_at,
 });
 
 const stateCounts = v.object({ pending: v.number(), expired: v.number(), settled_unactivated: v.number(), activated: v.number() });

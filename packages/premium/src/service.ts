@@ -33,7 +33,8 @@ const HISTORY_LIMIT = 50;
 /** A slot taken while the processor is asked; never an id the processor gives (BTCPay ids have no colon). */
 export const RESERVED_PREFIX = 'reserved:';
 
-function toRecord(row: StoredInvoice): InvoiceRecord {
+/** How an invoice is shown (the user's status; the operator's view adds to it). */
+export function toRecord(row: StoredInvoice): InvoiceRecord {
   return {
     invoice_id: row.invoice_id,
     plan: row.plan_id,

@@ -10,12 +10,15 @@ const API = '/api/v1';
 
 /** While armed, a session guard that holds its transaction (after core's guard locked the user row) until released. */
 const pause = { armed: false, entered: () => {}, release: Promise.resolve() };
+/** The export as the erasure feature collects it. */
+let collectExport: (userId: string) => Promise<Record<string, Record<string, unknown>>>;
 
 /** A plugin with a section in the account view, as tips or premium add theirs, and the pausing guard. */
 const summaryProbe: WalletPlugin = {
   name: 'probe',
   setup(ctx) {
     ctx.hooks.onUserSummary(async (userId) => ({ seen: userId.length }));
+    collectExport = (userId) => ctx.hooks.collectUserExport(userId);
     ctx.auth.addSessionGuard(async () => {
       if (!pause.armed) return;
       pause.armed = false;
@@ -107,6 +110,7 @@ eachDialect('admin: accounts (find, view, suspend, reinstate)', (dialect) => {
       const entry = await t.backend.db.knex('admin_audit').where({ action: 'account_suspended' }).first();
       expect(entry.target).to.equal(`user:${userId}`);
       expect(JSON.parse(entry.details)).to.deep.equal({ reason: 'phishing reports', sessions_ended: 1 });
+      expect((await collectExport(userId)).core!.suspension, 'the user’s export says so').to.deep.equal({ suspended_at: suspended.body.suspended_at, reason: 'phishing reports' });
       const again = await t.client.post(`${API}/admin/users/${userId}/suspend`, { reason: 'twice' }, { token });
       expect([again.status, again.body.error.code]).to.deep.equal([409, 'account_already_suspended']);
 
@@ -114,6 +118,7 @@ eachDialect('admin: accounts (find, view, suspend, reinstate)', (dialect) => {
       expect(reinstated.status, reinstated.text).to.equal(200);
       expect(reinstated.body).to.include({ suspended_at: null, suspension_reason: null });
       expect(reinstated.body.sessions.live, 'no session comes back').to.equal(0);
+      expect((await collectExport(userId)).core!.suspension).to.equal(null);
       t.clock.advance(1_000);
       const back = await t.client.post(`${API}/auth/extension`, extensionBody(btc, t.clock.now()));
       expect(back.status, back.text).to.equal(200);

@@ -120,8 +120,8 @@ export class UserRepository {
   }
 
   /**
-   * Core's section of a user's data export: the account, its receiving keys, sessions and login
-   * events, without peppered hashes, token hashes or IP hashes (they describe nothing to the
+   * Core's section of a user's data export: the account, its suspension (or null), its receiving
+   * keys, sessions and login events, without peppered hashes, token hashes or IP hashes (they describe nothing to the
    * user and are secrets' outputs).
    */
   async exportAccount(userId: string): Promise<Record<string, unknown>> {
@@ -136,8 +136,11 @@ export class UserRepository {
     const keys = (await knex('user_keys').select('asset', 'key_type', 'public_key', 'public_spend_key', 'proven_at', 'created_at').where({ user_id: id }).orderBy(['asset', 'key_type'])) as Array<Record<string, unknown>>;
     const sessions = (await knex('sessions').select('platform', 'created_at', 'expires_at', 'revoked_at').where({ user_id: id }).orderBy('created_at')) as Array<Record<string, unknown>>;
     const logins = (await knex('login_events').select('platform', 'created_at').where({ user_id: id }).orderBy('created_at')) as Array<Record<string, unknown>>;
+    const suspension = (await knex('users').select('suspended_at', 'suspension_reason').where({ id }).first()) as { suspended_at: unknown; suspension_reason: string | null } | undefined;
     return {
       account,
+      // What the operator holds against the account, and why: the user's to see too.
+      suspension: suspension?.suspended_at == null ? null : { suspended_at: time(suspension.suspended_at), reason: suspension.suspension_reason },
       keys: keys.map((key) => ({ asset: key.asset, key_type: key.key_type, public_key: key.public_key, public_spend_key: key.public_spend_key ?? null, proven: key.proven_at !== null, created_at: time(key.created_at) })),
       sessions: sessions.map((session) => ({ platform: session.platform, created_at: time(session.created_at), expires_at: time(session.expires_at), revoked_at: time(session.revoked_at) })),
       login_events: logins.map((login) => ({ platform: login.platform, created_at: time(login.created_at) })),
