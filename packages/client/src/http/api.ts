@@ -2070,7 +2070,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description A plugin's session guard refuses new sessions for the account (a confirmed account erasure: account_erasure_pending) */
+            /** @description The account is suspended by the operator (account_suspended), or a plugin's session guard refuses new sessions for it (a confirmed account erasure: account_erasure_pending) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2263,7 +2263,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description A plugin's session guard refuses new sessions for the account (a confirmed account erasure: account_erasure_pending) */
+            /** @description The account is suspended by the operator (account_suspended), or a plugin's session guard refuses new sessions for it (a confirmed account erasure: account_erasure_pending) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2421,7 +2421,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description A plugin's session guard refuses new sessions for the account (a confirmed account erasure: account_erasure_pending) */
+            /** @description The account is suspended by the operator (account_suspended), or a plugin's session guard refuses new sessions for it (a confirmed account erasure: account_erasure_pending) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2645,7 +2645,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description A plugin's session guard refuses new sessions for the account (a confirmed account erasure: account_erasure_pending) */
+            /** @description The account is suspended by the operator (account_suspended), or a plugin's session guard refuses new sessions for it (a confirmed account erasure: account_erasure_pending) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2807,7 +2807,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description A plugin's session guard refuses new sessions for the account (a confirmed account erasure: account_erasure_pending) */
+            /** @description The account is suspended by the operator (account_suspended), or a plugin's session guard refuses new sessions for it (a confirmed account erasure: account_erasure_pending) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
