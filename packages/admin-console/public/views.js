@@ -103,6 +103,8 @@ function settingsView(root) {
 function auditView(root) {
   const after = input('audit-after', { value: '0', inputmode: 'numeric' });
   const limit = input('audit-limit', { value: '100', inputmode: 'numeric' });
+  const action = input('audit-action', { placeholder: 'exact action, e.g. account_suspended' });
+  const target = input('audit-target', { placeholder: 'exact target, e.g. user:<id>' });
   const filter = input('audit-filter', { placeholder: 'action, target, key prefix…', type: 'search' });
   const list = el('div', { id: 'audit-list' });
   const verified = el('div', { id: 'verify-result' });
@@ -114,7 +116,7 @@ function auditView(root) {
     list.replaceChildren(el('p', { class: 'muted', text: `${shown.length} of ${entries.length} entries on this page (after seq ${after.value || '0'})` }), renderValue(shown));
   };
   const fetchPage = async () => {
-    const data = await load(list, () => call('GET', '/admin/audit', { query: { after_seq: after.value.trim(), limit: limit.value.trim() } }));
+    const data = await load(list, () => call('GET', '/admin/audit', { query: { after_seq: after.value.trim(), limit: limit.value.trim(), action: action.value.trim(), target: target.value.trim() } }));
     if (data) {
       entries = Array.isArray(data.entries) ? data.entries : [];
       draw();
@@ -126,7 +128,7 @@ function auditView(root) {
     form('audit-form', submitButton('audit-load', 'Load'), async () => {
       history.length = 0;
       await fetchPage();
-    }, field('After seq', after), field('Limit (1–500)', limit)),
+    }, field('After seq', after), field('Limit (1–500)', limit), field('Action', action), field('Target', target)),
     el('div', { class: 'row' },
       button('audit-prev', 'Previous page', async () => {
         after.value = String(history.pop() ?? 0);
@@ -164,6 +166,7 @@ function usersView(root) {
     const moderate = (verb) => async () => {
       await call('POST', `/admin/users/${segment(id)}/${verb}`, { body: { reason: reason.value.trim() } });
       showNotice(`User ${id}: ${verb === 'suspend' ? 'suspended' : 'reinstated'}.`);
+      if (q.value.trim() !== '') await find();
       await open(id);
     };
     await load(detail, () => call('GET', `/admin/users/${segment(id)}`), {
@@ -174,13 +177,13 @@ function usersView(root) {
         ),
     });
   };
+  const find = () =>
+    load(list, () => call('GET', '/admin/users', { query: { q: q.value.trim() } }), {
+      nestedActions: { users: (row) => el('button', { type: 'button', text: 'Open', on: { click: (event) => void act(event.currentTarget, () => open(String(idOf(row)))) } }) },
+    });
   root.append(
     el('h2', { text: 'Users' }),
-    form('users-form', submitButton('users-find', 'Find'), () =>
-      load(list, () => call('GET', '/admin/users', { query: { q: q.value.trim() } }), {
-        nestedActions: { users: (row) => el('button', { type: 'button', text: 'Open', on: { click: (event) => void act(event.currentTarget, () => open(String(idOf(row)))) } }) },
-      }),
-    field('Search', q)),
+    form('users-form', submitButton('users-find', 'Find'), () => find(), field('Search', q)),
     list,
     form('user-form', submitButton('user-open', 'Open'), () => open(userId.value.trim()), field('User id', userId)),
     detail,
@@ -212,7 +215,9 @@ function invitesView(root) {
       if (label.value.trim() !== '') body.label = label.value.trim();
       if (expires.value.trim() !== '') body.expires_at = expires.value.trim();
       const data = await call('POST', '/admin/invites', { body });
-      once.replaceChildren(el('div', { class: 'once' }, el('p', { text: 'Shown once: copy these codes now. The server keeps no way to show them again.' }), renderValue(data)));
+      // The code first: on a phone it is the column the operator came for.
+      const minted = Array.isArray(data?.invites) ? data.invites.map(({ code, ...rest }) => ({ code, ...rest })) : [];
+      once.replaceChildren(el('div', { class: 'once' }, el('p', { text: 'Shown once: copy these codes now. The server keeps no way to show them again.' }), renderValue({ invites: minted })));
       showNotice(`${Array.isArray(data?.invites) ? data.invites.length : 0} invite(s) created.`);
     }, field('How many', count), field('Label', label), field('Expires at', expires)),
     once,
