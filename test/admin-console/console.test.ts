@@ -403,15 +403,21 @@ eachDialect('admin console in headless Chromium, against the reference server', 
     expect((await fetch(`${apiUrl}/api/v1/auth/me`, { headers: { authorization: `Bearer ${account.access}` } })).status, 'the account is untouched').to.equal(200);
   });
 
-  it('a session that ends (its key revoked) returns to the login view with the API’s message', async function () {
-    this.timeout(60_000);
+  /** A new full admin key, its holder's page logged in and showing the keys. */
+  async function freshFullAdminPage(): Promise<{ page: Page; keyId: string }> {
     const holder = generateSecretKey();
     const created = await admin('POST', '/admin/keys', { pubkey: getPublicKey(holder), scope: 'full' });
     expect(created.status).to.equal(201);
     const page = await open(holder);
     await logIn(page, 'full');
     await page.waitForSelector('#keys-list table');
-    expect((await admin('POST', `/admin/keys/${created.body.id}/revoke`)).status).to.equal(200);
+    return { page, keyId: created.body.id as string };
+  }
+
+  it('a session that ends (its key revoked) returns to the login view with the API’s message', async function () {
+    this.timeout(60_000);
+    const { page, keyId } = await freshFullAdminPage();
+    expect((await admin('POST', `/admin/keys/${keyId}/revoke`)).status).to.equal(200);
     const ended = await admin('GET', '/admin/me', undefined, pageTokens.at(-1));
     expect([ended.status, ended.body.error.code]).to.deep.equal([401, 'admin_unauthorized']);
     await page.click('#nav-settings');
@@ -574,16 +580,11 @@ eachDialect('admin console in headless Chromium, against the reference server', 
 
   it('a session that expires returns to the login view with the API’s message, and logging in again works', async function () {
     this.timeout(60_000);
-    const holder = generateSecretKey();
-    const created = await admin('POST', '/admin/keys', { pubkey: getPublicKey(holder), scope: 'full' });
-    expect(created.status).to.equal(201);
-    const page = await open(holder);
-    await logIn(page, 'full');
-    await page.waitForSelector('#keys-list table');
+    const { page, keyId } = await freshFullAdminPage();
     const token = pageTokens.at(-1)!;
     expect((await admin('GET', '/admin/me', undefined, token)).status).to.equal(200);
     const { knex, dialect: sql } = api.backend.db;
-    const expired = await knex('admin_sessions').where({ admin_key_id: created.body.id }).whereNull('revoked_at').update({ expires_at: sql.time(new Date(Date.now() - 1_000)) });
+    const expired = await knex('admin_sessions').where({ admin_key_id: keyId }).whereNull('revoked_at').update({ expires_at: sql.time(new Date(Date.now() - 1_000)) });
     expect(expired).to.equal(1);
     const ended = await admin('GET', '/admin/me', undefined, token);
     expect([ended.status, ended.body.error.code]).to.deep.equal([401, 'admin_unauthorized']);
@@ -592,7 +593,7 @@ eachDialect('admin console in headless Chromium, against the reference server', 
     expect(await page.isHidden('#console-view')).to.equal(true);
     expect(await page.textContent('#error p')).to.equal(`Your session ended; log in again. ${ended.body.error.message} [admin_unauthorized]`);
     expect(await page.textContent('#session')).to.equal('Not logged in');
-    expect((await knex('admin_sessions').where({ admin_key_id: created.body.id }).first('revoked_at')).revoked_at, 'expired, not revoked').to.equal(null);
+    expect((await knex('admin_sessions').where({ admin_key_id: keyId }).first('revoked_at')).revoked_at, 'expired, not revoked').to.equal(null);
     await logIn(page, 'full');
     expect(pageTokens.at(-1)).to.not.equal(token);
     await page.waitForSelector('#settings-body form');
