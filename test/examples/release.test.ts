@@ -22,7 +22,7 @@ interface Released {
 type Manifest = Record<string, unknown> & { name: string; version: string };
 
 const rootManifest = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as Manifest & { engines: unknown; workspaces: string[] };
-const WORKSPACES = ['@wallet/backend-core', '@wallet/cli', '@wallet/client', '@wallet/erasure', '@wallet/grin-relay', '@wallet/premium', '@wallet/relay-admission', '@wallet/server', '@wallet/tips'];
+const WORKSPACES = ['@wallet/admin-console', '@wallet/backend-core', '@wallet/cli', '@wallet/client', '@wallet/erasure', '@wallet/grin-relay', '@wallet/premium', '@wallet/relay-admission', '@wallet/server', '@wallet/tips'];
 
 /** Without the npm_* variables of a surrounding `npm test`: the child npm must see its own project. */
 function run(command: string, args: string[], cwd: string, extra: Record<string, string> = {}, timeout = 170_000): { status: number | null; output: string } {

@@ -1,7 +1,7 @@
 import type { Clock } from '../clock/index.js';
 import { nextAfter, type AdminAuth, type PageCursor } from '../http/index.js';
-import type { PluginContext } from '../plugin/index.js';
-import type { Database } from '../storage/index.js';
+import type { AuditEntry, AuditInput } from '../admin/index.js';
+import type { Database, Knex } from '../storage/index.js';
 import { gateErrors } from './errors.js';
 import type { InviteState, InviteStore, InviteView, MintedInvite } from './invites.js';
 
@@ -22,7 +22,7 @@ export class InviteAdmin {
     private readonly db: Database,
     private readonly clock: Clock,
     private readonly store: InviteStore,
-    private readonly audit: PluginContext['audit'],
+    private readonly audit: { append(trx: Knex.Transaction, entry: AuditInput): Promise<AuditEntry> },
   ) {}
 
   async mint(admin: AdminAuth, request: MintRequest, peerIp: string): Promise<{ invites: MintedInvite[] }> {
