@@ -49,7 +49,7 @@ eachDialect('named hooks: userErasure and userExport', (dialect) => {
     const sections = await first.ctx!.hooks.collectUserExport(id);
     expect(Object.keys(sections)).to.deep.equal(['core', 'alpha', 'beta']);
     expect(sections).to.deep.equal({
-      core: { account: { id, username: null, nostr_pubkey: null, premium_until: null, created_at: '2026-01-01T00:00:00.000Z' }, keys: [], sessions: [], login_events: [] },
+      core: { account: { id, username: null, nostr_pubkey: null, premium_until: null, created_at: '2026-01-01T00:00:00.000Z' }, suspension: null, keys: [], sessions: [], login_events: [] },
       alpha: { notes: ['a1'] },
       beta: { notes: ['b1'] },
     });

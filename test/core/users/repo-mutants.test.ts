@@ -169,9 +169,11 @@ eachDialect('core: the users repository (erasure, export, premium and lookups)',
       await loginEvent(t, other.id, 'android', '2026-01-07T00:00:00.000Z');
       await knex()('sessions').where({ user_id: id, platform: 'web' }).update({ revoked_at: at('2026-01-11T00:00:00.000Z') });
       const sessions = (await knex()('sessions').where({ user_id: id }).orderBy('created_at').select('expires_at')).map((row) => new Date(row.expires_at as string).toISOString());
+      await knex()('users').where({ id }).update({ suspended_at: at('2026-01-12T00:00:00.000Z'), suspension_reason: 'spam reports' });
       const exported = await repo().exportAccount(id.toUpperCase());
       expect(exported).to.deep.equal({
         account: { id, username: 'erin42', nostr_pubkey: PUBKEY, premium_until: '2026-06-01T00:00:00.000Z', created_at: '2026-01-01T00:00:00.000Z' },
+        suspension: { suspended_at: '2026-01-12T00:00:00.000Z', reason: 'spam reports' },
         keys: [
           { asset: 'grin', key_type: 'primary', public_key: 'grin-pub', public_spend_key: null, proven: true, created_at: '2026-01-05T00:00:00.000Z' },
           { asset: 'grin', key_type: 'slatepack_address', public_key: 'grin1slate', public_spend_key: null, proven: false, created_at: '2026-01-05T00:00:00.000Z' },
@@ -192,6 +194,7 @@ eachDialect('core: the users repository (erasure, export, premium and lookups)',
       const { id } = await seedUser(t.backend);
       expect(await repo().exportAccount(id)).to.deep.equal({
         account: { id, username: null, nostr_pubkey: null, premium_until: null, created_at: '2026-01-01T00:00:00.000Z' },
+        suspension: null,
         keys: [],
         sessions: [],
         login_events: [],
