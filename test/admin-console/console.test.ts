@@ -403,6 +403,15 @@ eachDialect('admin console in headless Chromium, against the reference server', 
     expect((await fetch(`${apiUrl}/api/v1/auth/me`, { headers: { authorization: `Bearer ${account.access}` } })).status, 'the account is untouched').to.equal(200);
   });
 
+  /** The page's next action finds its session gone: the login view, with the API's message. */
+  async function expectBackAtLogin(page: Page, apiMessage: string): Promise<void> {
+    await page.click('#nav-settings');
+    await page.waitForSelector('#login-view:not([hidden])');
+    expect(await page.isHidden('#console-view')).to.equal(true);
+    expect(await page.textContent('#error p')).to.equal(`Your session ended; log in again. ${apiMessage} [admin_unauthorized]`);
+    expect(await page.textContent('#session')).to.equal('Not logged in');
+  }
+
   /** A new full admin key, its holder's page logged in and showing the keys. */
   async function freshFullAdminPage(): Promise<{ page: Page; keyId: string }> {
     const holder = generateSecretKey();
@@ -420,11 +429,7 @@ eachDialect('admin console in headless Chromium, against the reference server', 
     expect((await admin('POST', `/admin/keys/${keyId}/revoke`)).status).to.equal(200);
     const ended = await admin('GET', '/admin/me', undefined, pageTokens.at(-1));
     expect([ended.status, ended.body.error.code]).to.deep.equal([401, 'admin_unauthorized']);
-    await page.click('#nav-settings');
-    await page.waitForSelector('#login-view:not([hidden])');
-    expect(await page.isHidden('#console-view')).to.equal(true);
-    expect(await page.textContent('#error p')).to.equal(`Your session ended; log in again. ${ended.body.error.message} [admin_unauthorized]`);
-    expect(await page.textContent('#session')).to.equal('Not logged in');
+    await expectBackAtLogin(page, ended.body.error.message);
     await page.context().close();
   });
 
@@ -588,11 +593,7 @@ eachDialect('admin console in headless Chromium, against the reference server', 
     expect(expired).to.equal(1);
     const ended = await admin('GET', '/admin/me', undefined, token);
     expect([ended.status, ended.body.error.code]).to.deep.equal([401, 'admin_unauthorized']);
-    await page.click('#nav-settings');
-    await page.waitForSelector('#login-view:not([hidden])');
-    expect(await page.isHidden('#console-view')).to.equal(true);
-    expect(await page.textContent('#error p')).to.equal(`Your session ended; log in again. ${ended.body.error.message} [admin_unauthorized]`);
-    expect(await page.textContent('#session')).to.equal('Not logged in');
+    await expectBackAtLogin(page, ended.body.error.message);
     expect((await knex('admin_sessions').where({ admin_key_id: keyId }).first('revoked_at')).revoked_at, 'expired, not revoked').to.equal(null);
     await logIn(page, 'full');
     expect(pageTokens.at(-1)).to.not.equal(token);

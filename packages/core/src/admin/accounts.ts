@@ -75,12 +75,11 @@ export class AccountAdmin {
     if (isUuid(text)) ids.add(text.toLowerCase());
     const username = normaliseUsername(text.replace(/^@/, ''));
     const nostr = parseNostrPubkey(text);
-    const byUser = knex('users').select('id').where((where) => {
-      where.whereRaw('1 = 0');
-      if (username !== null) where.orWhere({ username });
-      if (nostr !== null) where.orWhere({ nostr_pubkey: nostr });
-    });
-    for (const row of (await byUser.limit(SEARCH_LIMIT)) as Array<{ id: string }>) ids.add(row.id);
+    const byName = [...(username === null ? [] : [{ username }]), ...(nostr === null ? [] : [{ nostr_pubkey: nostr }])];
+    if (byName.length > 0) {
+      const rows = (await knex('users').select('id').where((where) => byName.forEach((match) => where.orWhere(match))).limit(SEARCH_LIMIT)) as Array<{ id: string }>;
+      for (const row of rows) ids.add(row.id);
+    }
     if (text.length > 0 && text.length <= 200) {
       // The (asset, public_key) and (asset, public_spend_key) indexes lead with the asset.
       const byKey = (await knex('user_keys')

@@ -42,16 +42,22 @@ export class HookRegistry {
   }
 
   /** Every owner's section, keyed by owner name. */
-  async collectUserExport(userId: string): Promise<Record<string, Record<string, unknown>>> {
-    const sections: Record<string, Record<string, unknown>> = {};
-    for (const { owner, handler } of this.exporters) sections[owner] = await handler(userId);
-    return sections;
+  collectUserExport(userId: string): Promise<Record<string, Record<string, unknown>>> {
+    return sectionsOf(this.exporters, userId);
   }
 
   /** Every owner's summary section of a user, keyed by owner name (the admin account view). */
-  async collectUserSummary(userId: string): Promise<Record<string, Record<string, unknown>>> {
-    const sections: Record<string, Record<string, unknown>> = {};
-    for (const { owner, handler } of this.summaries) sections[owner] = await handler(userId);
-    return sections;
+  collectUserSummary(userId: string): Promise<Record<string, Record<string, unknown>>> {
+    return sectionsOf(this.summaries, userId);
   }
+}
+
+/** Each owner's handler's answer for the user, in registration order, keyed by owner name. */
+async function sectionsOf(
+  handlers: ReadonlyArray<{ owner: string; handler: (userId: string) => Promise<Record<string, unknown>> }>,
+  userId: string,
+): Promise<Record<string, Record<string, unknown>>> {
+  const sections: Record<string, Record<string, unknown>> = {};
+  for (const { owner, handler } of handlers) sections[owner] = await handler(userId);
+  return sections;
 }
