@@ -99,6 +99,16 @@ eachDialect('wallet-backend CLI: setup, reset-setup, audit verify, admin keys', 
     expect(broken.code).to.equal(1);
     expect(broken.err).to.include('error: audit chain broken at seq 2');
     expect(broken.err).to.include('the entry was altered after it was written');
+    expect(broken.err).to.include('verifying from the first entry…');
+    // A checkpoint the server did not seal is reported, never trusted; --full ignores checkpoints.
+    await tamper(dialect, env.DATABASE_URL!, (knex) => knex('admin_audit_checkpoint').insert({ seq: 1, row_hash: 'a'.repeat(64), created_at: new Date().toISOString(), mac: 'b'.repeat(64) }));
+    const forged = await cli(env, 'audit', 'verify');
+    expect(forged.code).to.equal(1);
+    expect(forged.err).to.include('error: audit chain broken at seq 1');
+    expect(forged.err).to.include('the checkpoint at entry 1 was altered (verify with full to walk the chain from its start)');
+    const full = await cli(env, 'audit', 'verify', '--full');
+    expect(full.code).to.equal(1);
+    expect(full.err).to.include('error: audit chain broken at seq 2');
   });
 
   it('admin list fails when a key row was edited in the database', async () => {

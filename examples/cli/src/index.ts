@@ -70,9 +70,10 @@ export function buildProgram(io: CliIo, run: (work: () => Promise<void>) => void
   const audit = program.command('audit').description('the operator audit chain');
   audit
     .command('verify')
-    .description('walk the hash chain and report the first broken link (exit 1)')
+    .description('verify the hash chain from its newest sealed checkpoint and report the first broken link (exit 1)')
+    .option('--full', 'walk the whole chain from its first entry, ignoring checkpoints')
     .option(...JSON_FLAG)
-    .action((options: { json?: boolean }) => run(() => auditVerifyCommand(io, options)));
+    .action((options: { json?: boolean; full?: boolean }) => run(() => auditVerifyCommand(io, options)));
 
   const backup = program
     .command('backup')

@@ -252,9 +252,19 @@ eachDialect('admin: the service report, the admin OpenAPI document and the audit
       const bad = await t.client.get(`${API}/admin/audit?${query}`, { token });
       expect([bad.status, bad.body.error.code], query).to.deep.equal([400, 'invalid_request']);
     }
-    expect((await t.client.get(`${API}/admin/audit/verify`, { token })).body).to.deep.equal({ ok: true, entries: seqs.length, broken_at: null, reason: null });
+    // No checkpoint is sealed this early in a chain (one every 10,000 entries): both walks start at the first entry.
+    expect((await t.client.get(`${API}/admin/audit/verify`, { token })).body).to.deep.equal({ ok: true, entries: seqs.length, from_seq: 0, broken_at: null, reason: null });
     await t.backend.db.knex('admin_audit').where({ seq: updates[1] }).update({ target: 'settings:retention' });
-    expect((await t.client.get(`${API}/admin/audit/verify`, { token })).body).to.deep.equal({ ok: false, entries: updates[1]! - 1, broken_at: updates[1], reason: 'the entry was altered after it was written' });
+    const brokenBody = { ok: false, entries: updates[1]! - 1, from_seq: 0, broken_at: updates[1], reason: 'the entry was altered after it was written' };
+    expect((await t.client.get(`${API}/admin/audit/verify`, { token })).body).to.deep.equal(brokenBody);
+    expect((await t.client.get(`${API}/admin/audit/verify?full=true`, { token })).body).to.deep.equal(brokenBody);
+    await t.backend.db.knex('admin_audit_checkpoint').insert({ seq: 2, row_hash: 'a'.repeat(64), created_at: t.backend.db.dialect.time(t.clock.now()), mac: 'b'.repeat(64) });
+    expect((await t.client.get(`${API}/admin/audit/verify`, { token })).body).to.deep.include({ ok: false, from_seq: 0, broken_at: 2, reason: 'the checkpoint at entry 2 was altered (verify with full to walk the chain from its start)' });
+    expect((await t.client.get(`${API}/admin/audit/verify?full=true`, { token })).body).to.deep.equal(brokenBody);
+    for (const query of ['full=yes', 'full=1', 'full=']) {
+      const bad = await t.client.get(`${API}/admin/audit/verify?${query}`, { token });
+      expect([bad.status, bad.body.error.code], query).to.deep.equal([400, 'invalid_request']);
+    }
   });
 });
 

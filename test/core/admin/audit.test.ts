@@ -116,7 +116,7 @@ eachDialect('admin: the hash-chained audit', (dialect) => {
       for (let i = 0; i < 1_205; i++) await probe.append(trx, { action: 'test.bulk', actorKind: 'system', details: { i } });
     });
     const progress: number[] = [];
-    expect(await t.backend.setup.verifyAudit((n) => progress.push(n))).to.deep.equal({ ok: true, entries: 1_205 });
+    expect(await t.backend.setup.verifyAudit({ onProgress: (n) => progress.push(n) })).to.deep.equal({ ok: true, entries: 1_205 });
     expect(progress).to.deep.equal([1_000, 1_205]);
     await knex()('admin_audit').where({ seq: 1_100 }).update({ target: 'edited' });
     expect(broken(await t.backend.setup.verifyAudit())?.brokenAt).to.equal(1_100);

@@ -319,7 +319,7 @@ async function verifySqlite(io: CliIo, file: string, keep?: (scratchFile: string
         unknown = unknownOf(migrations, new Set(backend.expectedMigrations()));
         if (unknown.length > 0) problems.push(`migrations this version does not know: ${unknown.join(', ')}`);
         else if (await backend.db.knex.schema.hasTable('admin_audit')) {
-          const audit = await backend.setup.verifyAudit((checked) => io.err(`  checked ${checked} audit entries…`));
+          const audit = await backend.setup.verifyAudit({ full: true, onProgress: (checked) => io.err(`  checked ${checked} audit entries…`) });
           auditEntries = audit.entries;
           if (!audit.ok) problems.push(`audit chain broken at seq ${audit.brokenAt}: ${audit.reason}`);
         }
@@ -415,7 +415,7 @@ function refuseSqliteInUse(Driver: new (file: string) => SqliteHandle, target: s
 async function checkRestored(io: CliIo, file: string, consequence: string): Promise<{ migrations: number; auditEntries: number }> {
   return withBackend(io, LEDGER_TABLE, async (restored) => {
     const migrations = (await appliedMigrations(restored.db.knex)).length;
-    const audit = await restored.setup.verifyAudit((checked) => io.err(`  checked ${checked} audit entries…`));
+    const audit = await restored.setup.verifyAudit({ full: true, onProgress: (checked) => io.err(`  checked ${checked} audit entries…`) });
     if (!audit.ok) throw new CliFailure(`backup ${file} failed verification: the audit chain is broken at seq ${audit.brokenAt}; ${consequence}`, [audit.reason, 'is ADMIN_KEY_INTEGRITY_SECRET the one the backup was made with?']);
     return { migrations, auditEntries: audit.entries };
   });

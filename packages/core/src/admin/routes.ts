@@ -112,9 +112,10 @@ export function adminRoutes(service: AdminService, overlay: OperatorSettings): A
       method: 'GET',
       path: '/admin/audit/verify',
       operationId: 'verifyAdminAudit',
-      summary: 'Verify the whole audit chain now: ok, entries checked, where and why it broke',
+      summary: 'Verify the audit chain now, from its newest sealed checkpoint (or all of it with full=true): ok, entries, where it started, where and why it broke',
       auth: 'admin',
-      handler: () => service.verifyAudit(),
+      query: v.object({ full: v.optional(v.picklist(['true', 'false'], 'must be true or false'), 'false') }),
+      handler: ({ query }) => service.verifyAudit(query.full === 'true'),
     }),
     defineRoute({
       method: 'GET',

@@ -138,10 +138,14 @@ export class AdminService {
     return { entries: await this.deps.audit.list(page) };
   }
 
-  /** The whole chain checked now: `ok`, how many entries verified, and where and why it broke. */
-  async verifyAudit(): Promise<{ ok: boolean; entries: number; broken_at: number | null; reason: string | null }> {
-    const verdict = await this.deps.audit.verify();
-    return { ok: verdict.ok, entries: verdict.entries, broken_at: verdict.ok ? null : verdict.brokenAt, reason: verdict.ok ? null : verdict.reason };
+  /**
+   * The chain checked now, from its newest sealed checkpoint on or (`full`) from seq 1: `ok`, how
+   * many entries verified (checkpointed ones included), where the walk started, and where and why it broke.
+   */
+  async verifyAudit(full: boolean): Promise<{ ok: boolean; entries: number; from_seq: number; broken_at: number | null; reason: string | null }> {
+    let fromSeq = 0;
+    const verdict = await this.deps.audit.verify({ full, onStart: (seq) => (fromSeq = seq) });
+    return { ok: verdict.ok, entries: verdict.entries, from_seq: fromSeq, broken_at: verdict.ok ? null : verdict.brokenAt, reason: verdict.ok ? null : verdict.reason };
   }
 }
 

@@ -1,7 +1,7 @@
 import { parseNostrPubkey } from '../crypto/index.js';
 import { coreErrors, defineErrors } from '../errors/index.js';
 import { isUuid, type Database } from '../storage/index.js';
-import type { AuditChain, AuditVerdict } from './audit.js';
+import type { AuditChain, AuditVerdict, AuditVerifyOptions } from './audit.js';
 import type { AdminKey, AdminKeyStore } from './keys.js';
 import type { SetupLatch, SetupState } from './latch.js';
 import type { AdminSessionStore } from './sessions.js';
@@ -84,7 +84,8 @@ export class SetupService {
     return this.deps.keys.list();
   }
 
-  verifyAudit(onProgress?: (checked: number) => void): Promise<AuditVerdict> {
-    return this.deps.audit.verify(onProgress);
+  /** From the newest sealed checkpoint on, or the whole chain with `full`. */
+  verifyAudit(options: AuditVerifyOptions = {}): Promise<AuditVerdict> {
+    return this.deps.audit.verify(options);
   }
 }

@@ -109,16 +109,18 @@ export interface PluginContext {
      */
     append(trx: Knex.Transaction, entry: AuditInput, options?: { onlyOntoIntact?: boolean }): Promise<AuditEntry>;
     /**
-     * Walks the whole chain (every entry's hash, the links, the sealed head): a page at a time,
-     * so call it once per batch of work, not per item.
+     * Verifies the chain from its newest sealed checkpoint on (every entry's hash or erasure
+     * seal, the links, the sealed head): its cost is the entries written since the checkpoint,
+     * a page at a time, so call it once per batch of work, not per item.
      */
     verify(): Promise<AuditVerdict>;
     /**
      * Scrubs the user's personal data from the chain inside `trx` (account erasure): entries
-     * whose target is exactly `user:<userId>` lose their target and details, and the chain is
-     * re-sealed from the first of them, so it still verifies. Name users that way in `target`
-     * when an entry is about one. Throws, changing nothing, when the chain does not verify.
-     * Returns each scrubbed entry's seq and former row hash.
+     * whose target is exactly `user:<userId>` lose their target and details and carry the
+     * server's erasure seal; no entry is re-sealed, so the chain still verifies and the cost is
+     * the user's own entries. Name users that way in `target` when an entry is about one.
+     * Throws, changing nothing, when one of those entries does not match what was written.
+     * Returns each scrubbed entry's seq and row hash (unchanged).
      */
     redact(trx: Knex.Transaction, userId: string): Promise<Array<{ seq: number; row_hash: string }>>;
   };
