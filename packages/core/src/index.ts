@@ -41,6 +41,8 @@ export {
   transitionOne,
   transitionOneAndInsert,
   insertOrNull,
+  deleteInBatches,
+  type DeleteInBatchesOptions,
   isUniqueViolation,
   uniqueViolationOf,
   databaseFailureOf,

@@ -57,4 +57,18 @@ export const erasureMigrations: readonly PluginMigration[] = [
       });
     },
   },
+  {
+    // Issue 35 (3): the sweeper claims the next due request in (due_at, id) order: with id in
+    // the index it reads that one row instead of sorting every due request. The (status,
+    // due_at) index is a prefix of it and goes.
+    id: '003_erasure_sweep_index',
+    async up(trx) {
+      await trx.schema.alterTable(ERASURE_TABLE, (t) => {
+        t.index(['status', 'due_at', 'id'], 'erasure_requests_status_due');
+      });
+      await trx.schema.alterTable(ERASURE_TABLE, (t) => {
+        t.dropIndex(['status', 'due_at']);
+      });
+    },
+  },
 ];

@@ -307,7 +307,7 @@ export class ErasureService {
     return { report, due };
   }
 
-  /** Confirmed requests due at `now`: one count on the (status, due_at) index, the sweep's only look before it claims. */
+  /** Confirmed requests due at `now`: one count on the (status, due_at, id) index, the sweep's only look before it claims. */
   private async countDue(now: Date): Promise<number> {
     const { db } = this.deps;
     const row = (await db.knex(ERASURE_TABLE).where({ status: ERASURE_STATUS.confirmed }).where('due_at', '<=', db.dialect.time(now)).count({ n: '*' }).first()) as { n: number | string } | undefined;

@@ -142,4 +142,25 @@ export const tipsMigrations: readonly PluginMigration[] = [
       await trx.raw(`CREATE UNIQUE INDEX social_tips_grin_funding_output ON ${TIPS_TABLE} (grin_commitment) WHERE funding_txid IS NOT NULL AND asset = 'grin' AND NOT funding_duplicate`);
     },
   },
+  {
+    // Issue 35 (3): each chain worker reads one index in its order (its equality columns, then
+    // checked_at with NULLs first, then id) and stops at its batch, instead of sorting every
+    // waiting tip. The windowed reads carry settled_at in the index, so a tip out of the window
+    // is passed over in the index entry without reading its row. The (status, checked_at) index is a
+    // prefix of social_tips_worker_rotation and goes.
+    id: '005_social_tips_worker_indexes',
+    async up(trx, dialect) {
+      const checked = dialect.ascNullsFirst('checked_at');
+      // funding-watch (its funding_duplicate test removes nothing: 004 moved every unclaimed
+      // duplicate to funding_mismatch, and no code marks one since) and sweep-reconciler's
+      // claiming and clawed-back tips (for the latter, the recorded sweep and the watch window
+      // are read off the index entry; a partial index on the sweep is not chosen by SQLite).
+      await trx.raw(`CREATE INDEX social_tips_worker_rotation ON ${TIPS_TABLE} (status, ${checked}, id, settled_at, sweep_txid)`);
+      // grin-reorg-check: claimed grin tips settled within the watch.
+      await trx.raw(`CREATE INDEX social_tips_reorg_watch ON ${TIPS_TABLE} (status, asset, ${checked}, id, settled_at)`);
+      await trx.schema.alterTable(TIPS_TABLE, (t) => {
+        t.dropIndex(['status', 'checked_at']);
+      });
+    },
+  },
 ];

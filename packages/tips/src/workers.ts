@@ -124,11 +124,9 @@ export class TipWorkers {
     // Least recently read first, and every tip read is stamped: a tip the chain never confirms
     // goes to the back, so each waiting tip is read within ceil(waiting / WORKER_BATCH) runs
     // whatever else waits (never-read rows, written before the stamp existed, come first).
-    // (Spelled out: knex's `nulls: 'first'` on SQLite orders by the null test alone.)
-    const tips = (await query
-      .orderByRaw('?? is not null', ['checked_at'])
-      .orderBy([{ column: 'checked_at' }, { column: 'id' }])
-      .limit(WORKER_BATCH)) as StoredTip[];
+    // Each caller's equality columns then this order are one index (migration
+    // 005_social_tips_worker_indexes), walked in order up to the LIMIT: no sort.
+    const tips = (await query.orderByRaw(this.db.dialect.ascNullsFirst('checked_at')).orderBy('id').limit(WORKER_BATCH)) as StoredTip[];
     if (tips.length > 0) {
       await this.db
         .knex(TIPS_TABLE)

@@ -1,6 +1,6 @@
 import { addMs, type Clock } from '../clock/index.js';
 import { randomHex } from '../crypto/index.js';
-import { readTime, type Database, type Executor } from '../storage/index.js';
+import { deleteInBatches, readTime, type Database, type Executor } from '../storage/index.js';
 
 const TABLE = 'challenges';
 
@@ -88,6 +88,6 @@ export class ChallengeStore {
 
   /** Deletes expired challenges; returns how many. The challenge-expiry sweep. */
   async sweepExpired(now: Date): Promise<number> {
-    return this.db.knex(TABLE).where('expires_at', '<=', this.db.dialect.time(now)).delete();
+    return deleteInBatches(this.db.knex, TABLE, (qb) => qb.where('expires_at', '<=', this.db.dialect.time(now)));
   }
 }

@@ -1,4 +1,4 @@
-import type { Database } from '../storage/index.js';
+import { deleteInBatches, type Database } from '../storage/index.js';
 import type { RateLimitStore } from './rate-limit.js';
 
 const TABLE = 'rate_limit_windows';
@@ -33,6 +33,6 @@ export class DatabaseRateLimitStore implements RateLimitStore {
 
   /** Deletes windows that ended before `nowMs`: the table holds at most one window's clients. */
   async sweep(nowMs: number): Promise<number> {
-    return this.db.knex(TABLE).where('window_ends_ms', '<=', nowMs).delete();
+    return deleteInBatches(this.db.knex, TABLE, (qb) => qb.where('window_ends_ms', '<=', nowMs));
   }
 }

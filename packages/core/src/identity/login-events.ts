@@ -1,7 +1,7 @@
 import { addMs, type Clock } from '../clock/index.js';
 import { newId, type Peppers } from '../crypto/index.js';
 import type { Platform } from '../http/index.js';
-import type { Database, Executor } from '../storage/index.js';
+import { deleteInBatches, type Database, type Executor } from '../storage/index.js';
 
 const DAY_MS = 86_400_000;
 
@@ -30,6 +30,6 @@ export class LoginEventLog {
   /** Deletes events older than the retention period; returns how many. */
   async sweep(retentionDays: number): Promise<number> {
     const cutoff = addMs(this.clock.now(), -retentionDays * DAY_MS);
-    return this.db.knex('login_events').where('created_at', '<', this.db.dialect.time(cutoff)).delete();
+    return deleteInBatches(this.db.knex, 'login_events', (qb) => qb.where('created_at', '<', this.db.dialect.time(cutoff)));
   }
 }

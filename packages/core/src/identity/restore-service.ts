@@ -1,6 +1,6 @@
 import { addMs, type Clock } from '../clock/index.js';
 import { newId, type Peppers } from '../crypto/index.js';
-import { readTime, type Database } from '../storage/index.js';
+import { deleteInBatches, readTime, type Database } from '../storage/index.js';
 import { identityErrors } from './errors.js';
 
 export interface RestoreCheckRequest {
@@ -111,6 +111,6 @@ export class RestoreCheckService {
   /** Restore attempts are kept 7 days (spec › Limits). */
   async sweep(): Promise<number> {
     const cutoff = addMs(this.clock.now(), -RETENTION_MS);
-    return this.db.knex('restore_attempts').where('created_at', '<', this.db.dialect.time(cutoff)).delete();
+    return deleteInBatches(this.db.knex, 'restore_attempts', (qb) => qb.where('created_at', '<', this.db.dialect.time(cutoff)));
   }
 }

@@ -1,5 +1,5 @@
 import type { Clock } from '../clock/index.js';
-import type { Database, Executor } from '../storage/index.js';
+import { deleteInBatches, type Database, type Executor } from '../storage/index.js';
 
 const TABLE = 'spent_proofs';
 
@@ -21,6 +21,7 @@ export class SpentProofStore {
   }
 
   async sweepExpired(): Promise<number> {
-    return this.db.knex(TABLE).where('expires_at', '<=', this.db.dialect.time(this.clock.now())).delete();
+    const now = this.db.dialect.time(this.clock.now());
+    return deleteInBatches(this.db.knex, TABLE, (qb) => qb.where('expires_at', '<=', now));
   }
 }

@@ -20,6 +20,7 @@ export { connect, maskDatabasePassword, parseDatabaseUrl, type Connection, type 
 export { consumeOne, transitionOne, transitionOneAndInsert, insertOrNull, type Executor, type Where } from './conditional.js';
 export { createDatabase, type Database } from './database.js';
 export { inTransaction } from './single-row.js';
+export { deleteInBatches, type DeleteInBatchesOptions } from './batched-delete.js';
 export { isUuid } from './uuid.js';
 export { poolUse, type PoolUse } from './pool-use.js';
 export { runMigrations, appliedMigrations, ledgerIdOf, checkMigrationSets, LEDGER_TABLE, type Migration, type MigrationSet } from './migrator.js';
