@@ -157,11 +157,7 @@ export async function seed(walletUrl: string, service: string, databaseUrl: stri
     await call(`${walletUrl}/api/v1/keys`, { method: 'POST', token: mainAuth.access_token, body: JSON.stringify(key) });
   }
   // Linking an npub takes a NIP-98 signed action; the directory only reads the column.
-  const knex = knexFactory(
-    databaseUrl.startsWith('sqlite:')
-      ? { client: 'better-sqlite3', connection: { filename: databaseUrl.slice('sqlite:'.length) }, useNullAsDefault: true }
-      : { client: 'pg', connection: databaseUrl },
-  );
+  const knex = databaseUrl.startsWith('sqlite:') ? knexFactory({ client: 'better-sqlite3', connection: { filename: databaseUrl.slice('sqlite:'.length) }, useNullAsDefault: true }) : postgresKnex(databaseUrl);
   try {
     if (databaseUrl.startsWith('sqlite:')) await knex.raw('PRAGMA busy_timeout = 5000');
     await knex('users').where({ id: mainAuth.user_id }).update({ nostr_pubkey: bytesToHex(schnorr.getPublicKey(schnorr.utils.randomSecretKey())) });
@@ -169,4 +165,12 @@ export async function seed(walletUrl: string, service: string, databaseUrl: stri
     await knex.destroy();
   }
   return { main: { ...mainAuth, username }, recipient, logins };
+}
+
+/** A Postgres URL as the server takes it: `?schema=` names the schema (the test harness's), not a pg option. */
+function postgresKnex(databaseUrl: string) {
+  const url = new URL(databaseUrl);
+  const schema = url.searchParams.get('schema');
+  url.searchParams.delete('schema');
+  return knexFactory({ client: 'pg', connection: url.toString(), ...(schema === null ? {} : { searchPath: [schema] }) });
 }
