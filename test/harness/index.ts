@@ -15,3 +15,4 @@ export * from './identity.js';
 export { everyFeatureConfig, fullOpenApiDocument } from './openapi.js';
 export * from './raw-http.js';
 export * from './nip44.js';
+export * from './statements.js';

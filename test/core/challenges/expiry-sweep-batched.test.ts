@@ -1,23 +1,8 @@
 import { expect } from 'chai';
-import type { Knex } from '@wallet/backend-core';
-import { eachDialect, useTestBackend } from '../../harness/index.js';
+import { eachDialect, useTestBackend, deletesOf } from '../../harness/index.js';
 
 const SWEEP = 'core-challenges.expiry-sweep';
 
-/** Runs `work` and counts the DELETE statements it sent to `table`. */
-async function deletesOf(knex: Knex, table: string, work: () => Promise<unknown>): Promise<number> {
-  let deletes = 0;
-  const onQuery = (query: { sql: string }) => {
-    if (/^delete from /i.test(query.sql) && query.sql.includes(table)) deletes += 1;
-  };
-  knex.on('query', onQuery);
-  try {
-    await work();
-  } finally {
-    knex.off('query', onQuery);
-  }
-  return deletes;
-}
 
 /** The challenge-expiry sweep on more expired challenges than one statement deletes (issue 35 item 3). */
 eachDialect('challenges: the expiry sweep deletes in batches', (dialect) => {

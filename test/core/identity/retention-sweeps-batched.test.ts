@@ -1,28 +1,13 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import type { Knex } from '@wallet/backend-core';
-import { eachDialect, useTestBackend } from '../../harness/index.js';
+import { eachDialect, useTestBackend, deletesOf } from '../../harness/index.js';
 
 const DAY_MS = 86_400_000;
 
 /** Inserts `rows` in chunks (SQLite caps the bound parameters of one statement). */
 async function insertAll(knex: Knex, table: string, rows: Array<Record<string, unknown>>): Promise<void> {
   for (let i = 0; i < rows.length; i += 200) await knex(table).insert(rows.slice(i, i + 200));
-}
-
-/** Runs `work` and counts the DELETE statements it sent to `table`. */
-async function deletesOf(knex: Knex, table: string, work: () => Promise<unknown>): Promise<number> {
-  let deletes = 0;
-  const onQuery = (query: { sql: string }) => {
-    if (/^delete from [`"]?/i.test(query.sql) && query.sql.includes(table)) deletes += 1;
-  };
-  knex.on('query', onQuery);
-  try {
-    await work();
-  } finally {
-    knex.off('query', onQuery);
-  }
-  return deletes;
 }
 
 /**
