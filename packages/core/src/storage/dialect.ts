@@ -185,8 +185,9 @@ const sqlite: Dialect = {
   whereKeyIn: (qb, key, keys) => qb.whereIn(key, keys) as typeof qb,
   // The statement holds the event loop for its whole run, and SQLite updates every index of a
   // deleted row: login_events' two random-UUID indexes cost ~30-60 µs a row once the table
-  // outgrows the page cache, so 100 rows is ~3 ms (p50), under the 4 ms p99 of /auth/me idle.
-  deleteBatchSize: 100,
+  // outgrows the page cache, so 50 rows is ~3 ms (p99 ~4.6 ms with the small automatic
+  // checkpoints of connect.ts), about the p99 of /auth/me when idle.
+  deleteBatchSize: 50,
   // As long again as the statement ran: the sweep holds the loop at most half the time, and a
   // request that started between two batches has time to finish its few statements.
   pauseAfterBatchMs: (elapsedMs) => elapsedMs,
