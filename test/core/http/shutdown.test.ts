@@ -1,9 +1,11 @@
+import { request, Agent } from 'node:http';
 import { expect } from 'chai';
-import { defineRoute, type WalletPlugin } from '@wallet/backend-core';
+import { defineRoute, type Knex, type WalletPlugin } from '@wallet/backend-core';
 import { createTestBackend, eachDialect, rejectionOf, TestClient } from '../../harness/index.js';
 
 /** A route that answers only when released, to hold a request in flight. */
 function slowPlugin() {
+  let db: Knex | undefined;
   let release: () => void = () => {};
   const released = new Promise<void>((resolve) => (release = resolve));
   let entered: () => void = () => {};
@@ -11,6 +13,7 @@ function slowPlugin() {
   const plugin: WalletPlugin = {
     name: 'slow',
     setup(ctx) {
+      db = ctx.db.knex;
       ctx.routes.add(
         defineRoute({
           method: 'GET',
@@ -20,6 +23,8 @@ function slowPlugin() {
           handler: async () => {
             entered();
             await released;
+            // The pool must still be open for a request that was in flight when close() began.
+            await db!.raw('select 1');
             return { done: true };
           },
         }),
@@ -48,4 +53,41 @@ eachDialect('graceful shutdown', (dialect) => {
     // close() is idempotent.
     await t.backend.close();
   });
+
+  it('a keep-alive connection that keeps sending is told Connection: close once close() begins, and the server closes when its answer is out (not at the drain timeout)', async () => {
+    const slow = slowPlugin();
+    const t = await createTestBackend(dialect, { plugins: [slow.plugin] });
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const get = (path: string) =>
+      new Promise<{ status: number; connection: string | undefined; body: string }>((resolve, reject) => {
+        const req = request(`${t.client.baseUrl}${path}`, { agent }, (res) => {
+          let body = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => (body += chunk));
+          res.on('end', () => resolve({ status: res.statusCode!, connection: res.headers.connection, body }));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    try {
+      // The connection is kept alive before close().
+      expect((await get('/api/v1/health')).connection).to.equal('keep-alive');
+      const pending = get('/api/v1/slow');
+      await slow.inFlight;
+      const started = Date.now();
+      const closing = t.backend.close();
+      slow.release();
+      const answer = await pending;
+      expect(answer.status).to.equal(200);
+      expect(JSON.parse(answer.body)).to.deep.equal({ done: true });
+      expect(answer.connection).to.equal('close');
+      await closing;
+      // Far below the 10 s drain timeout: the server did not wait for the client to hang up.
+      expect(Date.now() - started).to.be.below(5_000);
+    } finally {
+      agent.destroy();
+      await t.backend.close();
+    }
+  });
 });
+

@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { SetupLatch } from '../admin/index.js';
 import { BootError } from '../errors/index.js';
@@ -6,6 +6,8 @@ import { startMetricsListener, type ListenAddress, type MetricsListener, type Pr
 import type { Scheduler } from '../scheduler/index.js';
 
 const DRAIN_TIMEOUT_MS = 10_000;
+/** After connections were cut, how long handlers still running get before the pool closes under them. */
+const HANDLER_GRACE_MS = 2_000;
 
 export interface StartOptions {
   /** Listen on this port (0: any free port). Without it only the scheduler starts. */
@@ -25,7 +27,7 @@ export interface LifecycleParts {
   scheduler: Scheduler;
   schedulerEnabled: boolean;
   metrics: { exposition: PrometheusMetrics; address: ListenAddress } | null;
-  listener: () => Parameters<typeof createServer>[1];
+  listener: () => (req: IncomingMessage, res: ServerResponse) => unknown;
   /** What `close()` releases once the listeners and the scheduler stopped: plugins' handlers, then the pool. */
   release: () => Promise<void>;
 }
@@ -33,6 +35,7 @@ export interface LifecycleParts {
 /** `start()` and `close()`: listeners up in order, and down in the reverse, draining what is in flight. */
 export function lifecycle(parts: LifecycleParts): { start(options?: StartOptions): Promise<StartResult>; close(): Promise<void> } {
   let server: Server | undefined;
+  const inFlight = new InFlight();
   let metricsListener: MetricsListener | undefined;
   let closing: Promise<void> | undefined;
   return {
@@ -42,7 +45,7 @@ export function lifecycle(parts: LifecycleParts): { start(options?: StartOptions
       const metricsUrl = metricsListener === undefined ? {} : { metricsUrl: metricsListener.url };
       if (parts.schedulerEnabled) parts.scheduler.start();
       if (options.port === undefined) return metricsUrl;
-      const listening = createServer(parts.listener());
+      const listening = createServer(inFlight.tracking(parts.listener()));
       server = listening;
       await new Promise<void>((resolve, reject) => {
         listening.once('error', reject);
@@ -54,7 +57,7 @@ export function lifecycle(parts: LifecycleParts): { start(options?: StartOptions
     },
     close() {
       closing ??= (async () => {
-        if (server) await drain(server);
+        if (server) await drain(server, inFlight);
         await parts.scheduler.stop();
         // Last of the listeners, so a scrape during the drain still answers.
         await metricsListener?.close();
@@ -65,8 +68,50 @@ export function lifecycle(parts: LifecycleParts): { start(options?: StartOptions
   };
 }
 
-function drain(listening: Server): Promise<void> {
-  return new Promise<void>((resolve) => {
+/**
+ * The requests the backend's own server is answering: each response, and when its handler is
+ * done (which can be after its connection went). Once draining, every response not yet started
+ * says `Connection: close`, so a keep-alive client that keeps sending (a load balancer, a busy
+ * app) ends its connection after the answer instead of holding the server open until the drain
+ * timeout; Node's `server.close()` alone leaves such connections serving.
+ */
+class InFlight {
+  private readonly handlers = new Map<ServerResponse, Promise<unknown>>();
+  private draining = false;
+
+  tracking(listener: (req: IncomingMessage, res: ServerResponse) => unknown): (req: IncomingMessage, res: ServerResponse) => void {
+    return (req, res) => {
+      if (this.draining) res.setHeader('Connection', 'close');
+      const done = Promise.resolve()
+        .then(() => listener(req, res))
+        .catch(() => undefined)
+        .finally(() => this.handlers.delete(res));
+      this.handlers.set(res, done);
+    };
+  }
+
+  beginDrain(): void {
+    this.draining = true;
+    for (const res of this.handlers.keys()) if (!res.headersSent) res.setHeader('Connection', 'close');
+  }
+
+  /** Every handler that is still running has finished, or `ms` passed. */
+  async settled(ms: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
+    await Promise.race([Promise.allSettled([...this.handlers.values()]), late]);
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Stops accepting, lets each connection end after its answer (idle ones at once), forces the
+ * rest closed after DRAIN_TIMEOUT_MS, then waits (HANDLER_GRACE_MS at most) for handlers still
+ * running, so the pool is not closed under a request that is still being answered.
+ */
+async function drain(listening: Server, inFlight: InFlight): Promise<void> {
+  inFlight.beginDrain();
+  await new Promise<void>((resolve) => {
     const force = setTimeout(() => listening.closeAllConnections(), DRAIN_TIMEOUT_MS);
     force.unref();
     listening.close(() => {
@@ -75,6 +120,7 @@ function drain(listening: Server): Promise<void> {
     });
     listening.closeIdleConnections();
   });
+  await inFlight.settled(HANDLER_GRACE_MS);
 }
 
 /**

@@ -107,7 +107,8 @@ export function directListener(table: RouteTable<RouteHandler>, koa: KoaListener
     const search = mark < 0 ? '' : url.slice(mark + 1);
     const match = search !== '' && KOA_READS_DIFFERENTLY.test(search) ? undefined : table.find(req.method ?? '', path);
     if (match === undefined) return koa(req, res);
-    serve(match.handler, req as IncomingMessage, res as ServerResponse, match.params, path, search, logger, metrics).catch((err: unknown) => {
+    // Returned, so whoever called the listener knows when the handler is done (close() drains on it).
+    return serve(match.handler, req as IncomingMessage, res as ServerResponse, match.params, path, search, logger, metrics).catch((err: unknown) => {
       // Writing the answer itself failed (a header value Node refused, say): nothing can be sent.
       logger.error('the response could not be written', describeError(err));
       res.destroy();
