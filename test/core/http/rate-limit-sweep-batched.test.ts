@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { DatabaseRateLimitStore } from '../../../packages/core/src/http/index.js';
-import { eachDialect, useTestBackend } from '../../harness/index.js';
+import { deletesOf, eachDialect, useTestBackend } from '../../harness/index.js';
 
 /** The database rate-limit store's sweep on more ended windows than one statement deletes (issue 35 item 3). */
 eachDialect('rate limit: the database store sweep deletes in batches', (dialect) => {
@@ -18,12 +18,8 @@ eachDialect('rate limit: the database store sweep deletes in batches', (dialect)
     ];
     for (let i = 0; i < rows.length; i += 200) await knex('rate_limit_windows').insert(rows.slice(i, i + 200));
 
-    let deletes = 0;
-    const onQuery = (query: { sql: string }) => {
-      if (/^delete from /i.test(query.sql)) deletes += 1;
-    };
-    knex.on('query', onQuery);
-    const removed = await new DatabaseRateLimitStore(t.backend.db).sweep(nowMs).finally(() => knex.off('query', onQuery));
+    let removed = 0;
+    const deletes = await deletesOf(knex, 'rate_limit_windows', async () => (removed = await new DatabaseRateLimitStore(t.backend.db).sweep(nowMs)));
     expect(removed).to.equal(ended);
     expect(deletes).to.equal(Math.floor(ended / size) + 1);
     const left = ((await knex('rate_limit_windows').select('limiter_key').orderBy('limiter_key')) as Array<{ limiter_key: string }>).map((row) => row.limiter_key);

@@ -271,12 +271,12 @@ export class AuditChain {
       if (head !== undefined) throw refuse('the entries the sealed head names are gone');
       return;
     }
-    const { row_hash: stored, ...rest } = toEntry(last);
-    const problem = this.entryProblem({ ...rest, row_hash: stored }, last.erasure_mac ?? null);
-    if (problem !== null) throw refuse(`entry ${rest.seq} ${problem}`);
+    const newest = toEntry(last);
+    const problem = this.entryProblem(newest, last.erasure_mac ?? null);
+    if (problem !== null) throw refuse(`entry ${newest.seq} ${problem}`);
     if (head === undefined || !this.integrity.verify(HEAD_DOMAIN, [String(head.seq), head.row_hash], head.mac)) throw refuse('the sealed chain head is missing or altered');
     // The hash covers the seq, so a matching hash also means the head ends the chain at this entry.
-    if (head.row_hash !== stored) throw refuse(`entry ${rest.seq} is not the one the sealed head names (the head says the chain ends at ${Number(head.seq)})`);
+    if (head.row_hash !== newest.row_hash) throw refuse(`entry ${newest.seq} is not the one the sealed head names (the head says the chain ends at ${Number(head.seq)})`);
   }
 
   /** The chain must end exactly where the sealed head says it does. */
@@ -299,12 +299,12 @@ export class AuditChain {
 
   private hash(entry: Omit<AuditEntry, 'row_hash' | 'erased_at'>): string {
     // The canonical row goes in as a digest so the sealed fields never contain the separator.
-    return this.integrity.seal(DOMAIN, [entry.prev_hash, digest([entry.seq, entry.created_at, entry.action, entry.actor_kind, entry.actor_pubkey_prefix, entry.target, entry.details, entry.peer_ip])]);
+    return this.integrity.seal(DOMAIN, [entry.prev_hash, digest(canonical(entry))]);
   }
 
   /** An erased entry's seal binds the hash it was written with to everything it holds now, erasure time included. */
   private erasedFields(entry: AuditEntry): string[] {
-    return [entry.row_hash, digest([entry.seq, entry.created_at, entry.action, entry.actor_kind, entry.actor_pubkey_prefix, entry.target, entry.details, entry.peer_ip, entry.erased_at])];
+    return [entry.row_hash, digest([...canonical(entry), entry.erased_at])];
   }
 
   private sealErased(entry: AuditEntry): string {
@@ -313,6 +313,9 @@ export class AuditChain {
 }
 
 const digest = (fields: unknown[]) => createHash('sha256').update(JSON.stringify(fields)).digest('hex');
+
+/** The fields an entry's hash covers, in the documented order (docs/admin.md › The audit chain). */
+const canonical = (entry: Omit<AuditEntry, 'row_hash' | 'erased_at'>): unknown[] => [entry.seq, entry.created_at, entry.action, entry.actor_kind, entry.actor_pubkey_prefix, entry.target, entry.details, entry.peer_ip];
 
 function toEntry(row: StoredAuditRow): AuditEntry {
   return {

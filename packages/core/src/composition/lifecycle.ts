@@ -80,13 +80,14 @@ class InFlight {
   private draining = false;
 
   tracking(listener: (req: IncomingMessage, res: ServerResponse) => unknown): (req: IncomingMessage, res: ServerResponse) => void {
+    // On every request: one map entry and one reaction on the listener's own promise, nothing more.
+    const forget = (res: ServerResponse) => () => void this.handlers.delete(res);
     return (req, res) => {
       if (this.draining) res.setHeader('Connection', 'close');
-      const done = Promise.resolve()
-        .then(() => listener(req, res))
-        .catch(() => undefined)
-        .finally(() => this.handlers.delete(res));
-      this.handlers.set(res, done);
+      const done = listener(req, res);
+      if (!(done instanceof Promise)) return;
+      const gone = forget(res);
+      this.handlers.set(res, done.then(gone, gone));
     };
   }
 
