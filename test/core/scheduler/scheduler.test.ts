@@ -22,8 +22,8 @@ interface Interval {
   end: number;
 }
 
-async function leaseRow(t: TestBackend, name: string): Promise<{ holder: string; expires_at: unknown } | undefined> {
-  return t.backend.db.knex(LEASES).where({ name }).first('holder', 'expires_at');
+async function leaseRow(t: TestBackend, name: string): Promise<{ holder: string; expires_at: unknown; due_at: unknown } | undefined> {
+  return t.backend.db.knex(LEASES).where({ name }).first('holder', 'expires_at', 'due_at');
 }
 
 function failures(t: TestBackend): Array<Record<string, unknown>> {
@@ -71,6 +71,40 @@ eachDialect('scheduler: leases across processes', (dialect) => {
     // Both processes competed for the lease and both got it at times, so the check above saw real contention.
     expect([...new Set(intervals.map((run) => run.instance))].sort()).to.deep.equal(['a', 'b']);
     for (const backend of [a, b]) expect(failures(backend)).to.deep.equal([]);
+  });
+});
+
+eachDialect('scheduler: once per interval across processes', (dialect) => {
+  const backends: TestBackend[] = [];
+
+  afterEach(async () => {
+    await Promise.all(backends.splice(0).map((b) => b.close()));
+  });
+
+  it('three backends on one database run a scheduled task once per interval between them, not once each', async function () {
+    this.timeout(20_000);
+    const INTERVAL_MS = 100;
+    const WINDOW_MS = 1_500;
+    const starts: Array<{ instance: string; at: number }> = [];
+    const probe = (instance: string): WalletPlugin =>
+      taskPlugin('due-probe', 'probe', ({ now }) => void starts.push({ instance, at: now.getTime() }), INTERVAL_MS, { firstRunDelayMs: 0 });
+    const options = { realClock: true, listen: false, scheduler: true } as const;
+    const first = await createTestBackend(dialect, { ...options, plugins: [probe('a')] });
+    backends.push(first);
+    for (const instance of ['b', 'c']) backends.push(await createTestBackend(dialect, { ...options, databaseUrl: first.databaseUrl, plugins: [probe(instance)] }));
+    // Every backend's timer has fired at least once before the window is counted.
+    await sleep(3 * INTERVAL_MS);
+    const from = Date.now();
+    await sleep(WINDOW_MS);
+    const to = Date.now();
+    await Promise.all(backends.map((b) => b.close()));
+
+    const counted = starts.filter((run) => run.at >= from && run.at < to);
+    // Each of three timers fires every interval: running on every firing would be about 45 runs.
+    expect(counted.length, `runs in ${to - from} ms`).to.be.within(Math.floor((to - from) / INTERVAL_MS) - 3, Math.ceil((to - from) / INTERVAL_MS));
+    const sorted = starts.map((run) => run.at).sort((x, y) => x - y);
+    for (let i = 1; i < sorted.length; i++) expect(sorted[i]! - sorted[i - 1]!, `gap before run ${i}`).to.be.at.least(INTERVAL_MS);
+    for (const backend of backends) expect(failures(backend)).to.deep.equal([]);
   });
 });
 
@@ -163,6 +197,33 @@ eachDialect('scheduler: runNow, failures and leases', (dialect) => {
     expect(calls).to.equal(1);
     expect(await t.backend.scheduler.runNow('leased.tick')).to.equal(true);
     expect(calls).to.equal(2);
+  });
+
+  it('a timer run is due one interval after the last run began, wherever it ran; runNow does not wait for that', async () => {
+    const began = t.clock.now().getTime();
+    expect(await t.backend.scheduler.runNow('leased.tick')).to.equal(true);
+    const lease = await leaseRow(t, 'leased.tick');
+    expect(readTime(lease!.due_at).getTime()).to.equal(began + 60_000);
+    expect(await t.backend.scheduler.runDue('leased.tick')).to.equal(false);
+    t.clock.advance(59_999);
+    expect(await t.backend.scheduler.runDue('leased.tick')).to.equal(false);
+    expect(calls).to.equal(1);
+    t.clock.advance(1);
+    expect(await t.backend.scheduler.runDue('leased.tick')).to.equal(true);
+    expect(calls).to.equal(2);
+    // An explicit run (tests, the CLI) only needs the lease to be free.
+    expect(await t.backend.scheduler.runNow('leased.tick')).to.equal(true);
+    expect(calls).to.equal(3);
+  });
+
+  it('a row left by another holder with a later due time refuses timer runs until then, on every dialect', async () => {
+    const { time } = t.backend.db.dialect;
+    const now = t.clock.now().getTime();
+    await t.backend.db.knex(LEASES).insert({ name: 'leased.tick', holder: 'other-process', expires_at: time(new Date(now)), due_at: time(new Date(now + 1_000)) });
+    expect(await t.backend.scheduler.runDue('leased.tick')).to.equal(false);
+    t.clock.advance(1_000);
+    expect(await t.backend.scheduler.runDue('leased.tick')).to.equal(true);
+    expect(calls).to.equal(1);
   });
 
   it('a lease that another holder let lapse is taken over; its row is not duplicated', async () => {

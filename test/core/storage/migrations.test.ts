@@ -13,7 +13,7 @@ import { eachDialect, freshDatabaseUrl, rejectionOf, TEST_PUBLIC_API_URL, TEST_S
 
 const LEDGER = 'wallet_migrations';
 /** Core's migrations in order; each test that lists the ledger expects exactly these first. */
-const CORE = ['core/001_core_schema', 'core/002_identity_directory', 'core/003_registration_gates', 'core/004_price_cache', 'core/005_operator_admin', 'core/006_key_proofs', 'core/007_rate_limit_windows', 'core/008_users_premium_until', 'core/009_operator_console', 'core/010_audit_erasure_marks'];
+const CORE = ['core/001_core_schema', 'core/002_identity_directory', 'core/003_registration_gates', 'core/004_price_cache', 'core/005_operator_admin', 'core/006_key_proofs', 'core/007_rate_limit_windows', 'core/008_users_premium_until', 'core/009_operator_console', 'core/010_audit_erasure_marks', 'core/011_lease_due'];
 const CORE_TABLES = ['users', 'sessions', 'challenges', 'worker_leases', 'user_keys', 'login_events', 'restore_attempts', 'spent_proofs', 'invite_codes', 'registration_invoices', 'price_cache', 'admin_keys', 'admin_sessions', 'server_config', 'admin_audit', 'admin_audit_head', 'operator_settings'];
 const START = '2026-03-01T12:00:00.000Z';
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Clock } from '../clock/index.js';
+import { addMs, type Clock } from '../clock/index.js';
 import { describeError, type Logger } from '../logger/index.js';
 import { noMetrics, type MetricsRecorder } from '../metrics/index.js';
 import type { LeaseRepository } from './leases.js';
@@ -37,9 +37,12 @@ const DEFAULT_LEASE_MS = 5 * 60_000;
 const STOP_GRACE_MS = 10_000;
 
 /**
- * Periodic background tasks with a database lease each, so two server processes sharing one
- * database never run the same task at the same time. A task that throws is logged and simply
- * runs again at its next interval. Runs never overlap, in-process or across processes.
+ * Periodic background tasks with a database lease each, so server processes sharing one
+ * database never run the same task at the same time, and run a scheduled task once per interval
+ * between them: each run records when the task is next due, and a timer run anywhere before
+ * then finds the lease refused. The process that ran a task arms its next run for that moment,
+ * so it stays the runner while it lives; another takes over when it stops. A task that throws
+ * is logged and simply runs again at its next interval.
  */
 export class Scheduler {
   private readonly tasks = new Map<string, Registered>();
@@ -106,9 +109,21 @@ export class Scheduler {
    * CLI). Resolves to `false` when the lease is held elsewhere or the task is already running.
    */
   async runNow(name: string): Promise<boolean> {
+    return this.runOnce(this.task(name), false);
+  }
+
+  /**
+   * Runs one task as its timer does: only once its interval has passed since its last run by any
+   * process sharing the database. Resolves to `false` when it is not due, or the lease is held.
+   */
+  async runDue(name: string): Promise<boolean> {
+    return this.runOnce(this.task(name), true);
+  }
+
+  private task(name: string): Registered {
     const task = this.tasks.get(name);
     if (task === undefined) throw new Error(`no scheduler task "${name}"`);
-    return this.runOnce(task);
+    return task;
   }
 
   private firstDelay(task: Registered): number {
@@ -117,26 +132,34 @@ export class Scheduler {
 
   private arm(task: Registered, delayMs: number): void {
     task.timer = setTimeout(() => {
-      void this.runOnce(task).finally(() => {
-        if (this.started) this.arm(task, task.intervalMs);
-      });
+      const armed = performance.now();
+      void this.runOnce(task, true).then(
+        (ran) => {
+          // After our own run, the next is due one interval after it began: be there first.
+          if (this.started) this.arm(task, ran ? Math.max(0, Math.ceil(task.intervalMs - (performance.now() - armed))) + 1 : task.intervalMs);
+        },
+        () => {
+          if (this.started) this.arm(task, task.intervalMs);
+        },
+      );
     }, delayMs);
     task.timer.unref();
   }
 
-  private runOnce(task: Registered): Promise<boolean> {
+  private runOnce(task: Registered, due: boolean): Promise<boolean> {
     if (task.running) return Promise.resolve(false);
-    const run = this.execute(task).finally(() => {
+    const run = this.execute(task, due).finally(() => {
       task.running = undefined;
     });
     task.running = run;
     return run;
   }
 
-  private async execute(task: Registered): Promise<boolean> {
+  private async execute(task: Registered, due: boolean): Promise<boolean> {
     const logger = this.logger.child({ task: task.name });
+    const now = this.clock.now();
     try {
-      if (!(await this.leases.acquire(task.name, this.holder, this.clock.now(), task.leaseMs))) {
+      if (!(await this.leases.acquire(task.name, this.holder, now, task.leaseMs, { due }))) {
         this.metrics.task(task.name, 'lease_held', 0);
         return false;
       }
@@ -147,13 +170,13 @@ export class Scheduler {
     }
     const started = performance.now();
     try {
-      await task.task({ signal: this.controller.signal, now: this.clock.now(), logger });
+      await task.task({ signal: this.controller.signal, now, logger });
       this.metrics.task(task.name, 'ok', (performance.now() - started) / 1000);
     } catch (err) {
       this.metrics.task(task.name, 'failed', (performance.now() - started) / 1000);
       logger.error('scheduler task failed; it runs again at its next interval', describeError(err));
     } finally {
-      await this.leases.release(task.name, this.holder, this.clock.now()).catch((err: unknown) => {
+      await this.leases.release(task.name, this.holder, this.clock.now(), addMs(now, task.intervalMs)).catch((err: unknown) => {
         logger.warn('scheduler could not release its lease; it lapses on its own', describeError(err));
       });
     }
