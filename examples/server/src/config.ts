@@ -35,6 +35,12 @@ export interface HttpTimeouts {
   headersTimeoutMs: number;
   /** An idle keep-alive connection is closed after this (Node's `keepAliveTimeout`). */
   keepAliveTimeoutMs: number;
+  /**
+   * On SIGTERM, how long the listener keeps accepting and answering (every answer saying
+   * `Connection: close`) before it stops: time for a load balancer to take the process out of
+   * rotation, so no request is sent on a connection the server is closing. 0: stop at once.
+   */
+  shutdownDelayMs: number;
 }
 
 export interface CorsSettings {
@@ -85,6 +91,7 @@ const HTTP_TIMEOUTS = [
   { key: 'requestTimeoutMs', env: 'HTTP_REQUEST_TIMEOUT_SEC', defaultSec: 30, min: 1, max: 3_600 },
   { key: 'headersTimeoutMs', env: 'HTTP_HEADERS_TIMEOUT_SEC', defaultSec: 10, min: 1, max: 3_600 },
   { key: 'keepAliveTimeoutMs', env: 'HTTP_KEEP_ALIVE_TIMEOUT_SEC', defaultSec: 5, min: 1, max: 3_600 },
+  { key: 'shutdownDelayMs', env: 'SHUTDOWN_DELAY_SEC', defaultSec: 0, min: 0, max: 300 },
 ] as const;
 
 /** The HTTP listener's timeouts from the environment; a malformed or out-of-range value is a problem, and its default is used meanwhile. */

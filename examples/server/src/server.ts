@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { getHeapStatistics } from 'node:v8';
 import cors from '@koa/cors';
 import { adminConsole } from '@wallet/admin-console';
-import { BootError, createJsonLogger, type Logger, type WalletBackend } from '@wallet/backend-core';
+import { BootError, createJsonLogger, requestDrain, type Logger, type RequestDrain, type WalletBackend } from '@wallet/backend-core';
 import { bootBackend } from './boot.js';
 import { loadServerConfig, type CorsSettings, type ServerConfig } from './config.js';
 import type { Env } from './env.js';
@@ -21,8 +21,6 @@ export interface StartServerOptions {
   write?: (line: string) => void;
 }
 
-/** Requests still in flight at shutdown get this long before their connections are cut. */
-const DRAIN_TIMEOUT_MS = 10_000;
 /** How often Node checks the request and headers timeouts (its default, 30 s, lets a 30 s limit run to 60 s). */
 const TIMEOUT_CHECK_INTERVAL_MS = 1_000;
 
@@ -63,7 +61,7 @@ export function corsMiddleware(settings: CorsSettings): Middleware {
  * The listener, with every time limit set deliberately instead of Node's defaults (300 s for a
  * request, so one trickling body would hold a connection for five minutes).
  */
-function createListener(backend: WalletBackend, config: ServerConfig): Server {
+function createListener(backend: WalletBackend, config: ServerConfig, requests: RequestDrain): Server {
   const timeouts = config.http;
   const api = backend.callback();
   // The console's own path is answered by its handler (its files, its CSP); everything else is the API's.
@@ -75,7 +73,7 @@ function createListener(backend: WalletBackend, config: ServerConfig): Server {
       keepAliveTimeout: timeouts.keepAliveTimeoutMs,
       connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS,
     },
-    consolePage === undefined ? api : (req, res) => void (consolePage(req, res) || api(req, res)),
+    requests.track(consolePage === undefined ? api : (req, res) => consolePage(req, res) || api(req, res)),
   );
 }
 
@@ -90,20 +88,6 @@ function listen(server: Server, port: number, host: string): Promise<string> {
   });
 }
 
-/** Stop accepting, close idle keep-alive connections, let requests in flight finish; cut what is left after DRAIN_TIMEOUT_MS. */
-function drain(server: Server): Promise<void> {
-  return new Promise((resolve) => {
-    if (!server.listening) return resolve();
-    const force = setTimeout(() => server.closeAllConnections(), DRAIN_TIMEOUT_MS);
-    force.unref();
-    server.close(() => {
-      clearTimeout(force);
-      resolve();
-    });
-    server.closeIdleConnections();
-  });
-}
-
 /**
  * Environment → validated configuration → migrated backend → listening server. Refuses to
  * start (BootError listing every problem) on any configuration violation.
@@ -115,14 +99,16 @@ export async function startServer(env: Env, options: StartServerOptions = {}): P
   for (const notice of config.notices) logger.warn(notice);
   // Outermost, so a preflight is answered before routing and every answer (errors too) carries the headers.
   if (config.cors) backend.app.middleware.unshift(corsMiddleware(config.cors));
-  const server = createListener(backend, config);
+  // Draining lets requests in flight finish (and tells keep-alive clients to go) before the pool closes.
+  const requests = requestDrain();
+  const server = createListener(backend, config, requests);
   let listening = false;
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {
       const started = Date.now();
       try {
-        await drain(server);
+        await requests.drain(server, { delayMs: config.http.shutdownDelayMs });
         await backend.close();
       } catch (err) {
         logger.error('stop failed', describe(err));

@@ -4,10 +4,8 @@ import type { SetupLatch } from '../admin/index.js';
 import { BootError } from '../errors/index.js';
 import { startMetricsListener, type ListenAddress, type MetricsListener, type PrometheusMetrics } from '../metrics/index.js';
 import type { Scheduler } from '../scheduler/index.js';
+import { requestDrain } from './drain.js';
 
-const DRAIN_TIMEOUT_MS = 10_000;
-/** After connections were cut, how long handlers still running get before the pool closes under them. */
-const HANDLER_GRACE_MS = 2_000;
 
 export interface StartOptions {
   /** Listen on this port (0: any free port). Without it only the scheduler starts. */
@@ -35,7 +33,7 @@ export interface LifecycleParts {
 /** `start()` and `close()`: listeners up in order, and down in the reverse, draining what is in flight. */
 export function lifecycle(parts: LifecycleParts): { start(options?: StartOptions): Promise<StartResult>; close(): Promise<void> } {
   let server: Server | undefined;
-  const inFlight = new InFlight();
+  const requests = requestDrain();
   let metricsListener: MetricsListener | undefined;
   let closing: Promise<void> | undefined;
   return {
@@ -45,7 +43,7 @@ export function lifecycle(parts: LifecycleParts): { start(options?: StartOptions
       const metricsUrl = metricsListener === undefined ? {} : { metricsUrl: metricsListener.url };
       if (parts.schedulerEnabled) parts.scheduler.start();
       if (options.port === undefined) return metricsUrl;
-      const listening = createServer(inFlight.tracking(parts.listener()));
+      const listening = createServer(requests.track(parts.listener()));
       server = listening;
       await new Promise<void>((resolve, reject) => {
         listening.once('error', reject);
@@ -57,7 +55,7 @@ export function lifecycle(parts: LifecycleParts): { start(options?: StartOptions
     },
     close() {
       closing ??= (async () => {
-        if (server) await drain(server, inFlight);
+        if (server) await requests.drain(server);
         await parts.scheduler.stop();
         // Last of the listeners, so a scrape during the drain still answers.
         await metricsListener?.close();
@@ -66,62 +64,6 @@ export function lifecycle(parts: LifecycleParts): { start(options?: StartOptions
       return closing;
     },
   };
-}
-
-/**
- * The requests the backend's own server is answering: each response, and when its handler is
- * done (which can be after its connection went). Once draining, every response not yet started
- * says `Connection: close`, so a keep-alive client that keeps sending (a load balancer, a busy
- * app) ends its connection after the answer instead of holding the server open until the drain
- * timeout; Node's `server.close()` alone leaves such connections serving.
- */
-class InFlight {
-  private readonly handlers = new Map<ServerResponse, Promise<unknown>>();
-  private draining = false;
-
-  tracking(listener: (req: IncomingMessage, res: ServerResponse) => unknown): (req: IncomingMessage, res: ServerResponse) => void {
-    // On every request: one map entry and one reaction on the listener's own promise, nothing more.
-    const forget = (res: ServerResponse) => () => void this.handlers.delete(res);
-    return (req, res) => {
-      if (this.draining) res.setHeader('Connection', 'close');
-      const done = listener(req, res);
-      if (!(done instanceof Promise)) return;
-      const gone = forget(res);
-      this.handlers.set(res, done.then(gone, gone));
-    };
-  }
-
-  beginDrain(): void {
-    this.draining = true;
-    for (const res of this.handlers.keys()) if (!res.headersSent) res.setHeader('Connection', 'close');
-  }
-
-  /** Every handler that is still running has finished, or `ms` passed. */
-  async settled(ms: number): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
-    await Promise.race([Promise.allSettled([...this.handlers.values()]), late]);
-    clearTimeout(timer);
-  }
-}
-
-/**
- * Stops accepting, lets each connection end after its answer (idle ones at once), forces the
- * rest closed after DRAIN_TIMEOUT_MS, then waits (HANDLER_GRACE_MS at most) for handlers still
- * running, so the pool is not closed under a request that is still being answered.
- */
-async function drain(listening: Server, inFlight: InFlight): Promise<void> {
-  inFlight.beginDrain();
-  await new Promise<void>((resolve) => {
-    const force = setTimeout(() => listening.closeAllConnections(), DRAIN_TIMEOUT_MS);
-    force.unref();
-    listening.close(() => {
-      clearTimeout(force);
-      resolve();
-    });
-    listening.closeIdleConnections();
-  });
-  await inFlight.settled(HANDLER_GRACE_MS);
 }
 
 /**
