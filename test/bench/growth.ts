@@ -34,7 +34,7 @@ import { createIntegrity } from '../../packages/core/src/crypto/index.js';
 import { createTestBackend, DIALECTS, TEST_SECRETS, type DialectName, type TestBackend } from '../harness/backend.js';
 import { dropRunDatabase } from '../harness/postgres.js';
 import { removeSqliteFiles } from '../harness/sqlite.js';
-import { checkedPort, cpuMs, launchWallet, type ServerChild } from './http/children.js';
+import { checkedPort, cpuMs, launchWallet, walletEnv, type ServerChild } from './http/children.js';
 import { ENDPOINTS } from './http/endpoints.js';
 import { seed, type Seeded } from './http/fixtures.js';
 import { load } from './http/load.js';
@@ -73,19 +73,6 @@ const int = (n: number) => Math.round(n).toLocaleString('en-US');
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 const verdict = (ok: boolean) => (ok ? 'PASS' : 'FAIL');
 
-const walletEnv = (databaseUrl: string, publicApiUrl: string, dataDir: string, extra: Record<string, string> = {}) => ({
-  DATABASE_URL: databaseUrl,
-  PUBLIC_API_URL: publicApiUrl,
-  DATA_DIR: dataDir,
-  JWT_SECRET: TEST_SECRETS.jwtSecret,
-  PEPPER_SECRET: TEST_SECRETS.pepperSecret,
-  IP_HASH_SALT: TEST_SECRETS.ipHashSalt,
-  ADMIN_KEY_INTEGRITY_SECRET: TEST_SECRETS.adminKeyIntegritySecret,
-  ADMIN_SESSION_SECRET: TEST_SECRETS.adminSessionSecret,
-  RATE_LIMIT_MAX: '1000000',
-  SCHEDULER_ENABLED: 'false',
-  ...extra,
-});
 
 /** Inserts `rows` in chunks, one transaction per 50 chunks. */
 async function insertChunked(t: TestBackend, table: string, count: number, row: (i: number) => Record<string, unknown>, from = 0): Promise<void> {

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { TEST_SECRETS } from '../../harness/backend.js';
 import { freePort, REPO_ROOT, serverNodeFlags, spawnEntry } from '../../harness/processes.js';
 
 /** A server process the bench started and identified by its own ready line. */
@@ -215,3 +216,22 @@ export function sampleRss(pid: number, everyMs = 250): { stop(): number | null }
     },
   };
 }
+
+/**
+ * The reference server's environment for a bench: the test secrets (so an in-process backend on
+ * the same database shares them), a limiter that never throttles the load, the scheduler off
+ * unless `extra` turns it on.
+ */
+export const walletEnv = (databaseUrl: string, publicApiUrl: string, dataDir: string, extra: Record<string, string> = {}): Record<string, string> => ({
+  DATABASE_URL: databaseUrl,
+  PUBLIC_API_URL: publicApiUrl,
+  DATA_DIR: dataDir,
+  JWT_SECRET: TEST_SECRETS.jwtSecret,
+  PEPPER_SECRET: TEST_SECRETS.pepperSecret,
+  IP_HASH_SALT: TEST_SECRETS.ipHashSalt,
+  ADMIN_KEY_INTEGRITY_SECRET: TEST_SECRETS.adminKeyIntegritySecret,
+  ADMIN_SESSION_SECRET: TEST_SECRETS.adminSessionSecret,
+  RATE_LIMIT_MAX: '1000000',
+  SCHEDULER_ENABLED: 'false',
+  ...extra,
+});
