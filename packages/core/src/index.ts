@@ -3,7 +3,7 @@
  * @module
  */
 export { createWalletBackend, type WalletBackend, type WalletBackendConfig, type StartOptions, type StartResult, type MetricsExposition } from './backend.js';
-export { requestDrain, type RequestDrain, type RequestListener } from './composition/index.js';
+export { requestDrain, type RequestDrain, type RequestListener } from './http/index.js';
 export { describePlugin, type PluginSurface, type WalletPlugin, type PluginDeclaration, type PluginContext, type PluginMigration, type PublicSettings, type PublicSettingsInput, type ChainAccess, type UtxoChainReader, type UtxoReceipt, type UtxoSpend, type GrinChainReader, type CryptonoteChainReader, type PaymentProcessor } from './plugin/index.js';
 export { validateSettings, envNameOf, settingsSchema, SECRET_SETTINGS, withoutSecrets, readSecretFiles, type SecretFiles, type SecretSetting, type Settings, type SettingsInput, type SettingsVerdict } from './config/index.js';
 export { BootError, WalletError, defineErrors, coreErrors, UpstreamFailure, type ErrorSpec, type ErrorCatalogue, type ErrorDetail } from './errors/index.js';

@@ -4,4 +4,3 @@ export { coreExtensions, coreFeatures } from './core-features.js';
 export { PluginAssembly, type SetupUnit } from './plugin-assembly.js';
 export { mountRoutes, type MountedApi } from './http.js';
 export { lifecycle, type StartOptions, type StartResult } from './lifecycle.js';
-export { requestDrain, type RequestDrain, type RequestListener } from './drain.js';

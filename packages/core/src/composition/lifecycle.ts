@@ -4,7 +4,7 @@ import type { SetupLatch } from '../admin/index.js';
 import { BootError } from '../errors/index.js';
 import { startMetricsListener, type ListenAddress, type MetricsListener, type PrometheusMetrics } from '../metrics/index.js';
 import type { Scheduler } from '../scheduler/index.js';
-import { requestDrain } from './drain.js';
+import { requestDrain } from '../http/index.js';
 
 
 export interface StartOptions {

@@ -29,3 +29,4 @@ export { buildOpenApiDocument, operationIdOf, operationIdProblems, OPENAPI_VERSI
 export { readRawBody, parseJsonBody, isClientAbort } from './body.js';
 export { parseInput, safeIntegerText } from './validate.js';
 export { pageCursor, pageLimit, pageQuery, nextAfterField, nextAfter, encodeCursor, decodeCursor, type PageCursor } from './paging.js';
+export { requestDrain, type RequestDrain, type RequestListener } from './drain.js';
