@@ -30,6 +30,8 @@ import {
 import { hmacKey } from '../../packages/core/src/auth/tokens.js';
 import { SQLITE_PRAGMAS } from '../../packages/core/src/storage/connect.js';
 import { normaliseKey, type ReceivingKey, type SubmittedKey } from '../../packages/core/src/directory/key-forms.js';
+import { Nip05Cache } from '../../packages/core/src/directory/nip05-cache.js';
+import { systemClock } from '../../packages/core/src/clock/index.js';
 import { GrinChainService, GrinNodeClient, GrinScanPool } from '../../packages/core/src/chains/grin/index.js';
 import { extensionLoginMessage, SIGNED_TIMESTAMP_SKEW_SEC } from '../../packages/core/src/identity/messages.js';
 import { toRelayEntry, type StoredRelayEntry } from '../../packages/grin-relay/src/entry.js';
@@ -256,14 +258,22 @@ async function byUsername(requested: string) {
   return { registered: true, username, user_id: user.id, keys: ASSETS.flatMap((asset) => receivingKey(rows, asset) ?? []) };
 }
 
+/**
+ * NIP-05 answers kept as the wallet keeps them (core's cache, the same TTL: NIP05_CACHE_TTL_SEC,
+ * default 30 s), so this route's ratio measures the framework, not the cache.
+ */
+const nip05Cache = new Nip05Cache(() => Number(process.env.NIP05_CACHE_TTL_SEC ?? 30) * 1000, systemClock);
+
 async function nip05(name: string | string[] | undefined) {
   const empty = { names: {}, relays: {} };
   if (typeof name !== 'string') return empty;
   const lowered = name.toLowerCase();
   if (!USERNAME.test(lowered)) return empty;
-  const user = await userByName(lowered);
-  if (user?.nostr_pubkey == null) return empty;
-  return { names: { [lowered]: user.nostr_pubkey }, relays: {} };
+  return nip05Cache.lookup(lowered, async () => {
+    const user = await userByName(lowered);
+    if (user?.nostr_pubkey == null) return empty;
+    return { names: { [lowered]: user.nostr_pubkey }, relays: {} };
+  });
 }
 
 // --- extension login (identity/extension-service.ts), returning users and plain registration ---

@@ -85,43 +85,43 @@ export const ENDPOINTS: Endpoint[] = [
   {
     id: 'health',
     label: 'GET /api/v1/health',
-    target: 0.8,
+    target: 1.0,
     spec: async () => ({ method: 'GET', path: '/api/v1/health' }),
   },
   {
     id: 'me',
     label: 'GET /api/v1/auth/me',
-    target: 0.9,
+    target: 1.0,
     spec: async ({ seeded }) => ({ method: 'GET', path: '/api/v1/auth/me', headers: bearer(seeded.main.access_token) }),
   },
   {
     id: 'nip05',
     label: 'GET /.well-known/nostr.json?name=',
-    target: 1.5,
+    target: 1.0,
     spec: async ({ seeded }) => ({ method: 'GET', path: `/.well-known/nostr.json?name=${seeded.main.username}` }),
   },
   {
     id: 'username',
     label: 'GET /api/v1/usernames/{username}',
-    target: 0.9,
+    target: 1.0,
     spec: async ({ seeded }) => ({ method: 'GET', path: `/api/v1/usernames/${seeded.main.username}` }),
   },
   {
     id: 'user-keys',
     label: 'GET /api/v1/users/{id}/keys',
-    target: 0.9,
+    target: 1.0,
     spec: async ({ seeded }) => ({ method: 'GET', path: `/api/v1/users/${seeded.main.user_id}/keys` }),
   },
   {
     id: 'refresh',
     label: 'POST /api/v1/auth/refresh',
-    target: 0.9,
+    target: 1.0,
     spec: async ({ seeded, connections }) => refreshSpec((await seeded.logins.sessions(connections)).map((pair) => pair.refresh_token)),
   },
   {
     id: 'extension',
     label: 'POST /api/v1/auth/extension',
-    target: 0.9,
+    target: 1.0,
     spec: async ({ seeded, connections, durationSec, lastRps }) => {
       // Pre-signed before the run: enough for 1.5× the rate last seen (1000 req/s before any; the pool is topped up by signing in the load generator, counted), plus slack.
       const size = Math.ceil((lastRps ?? 1_000) * durationSec * 1.5) + 2 * connections;

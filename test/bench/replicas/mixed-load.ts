@@ -106,11 +106,14 @@ export async function mixedLoad(input: MixedLoadInput): Promise<MixedLoadResult>
 
   const worker = async (w: number) => {
     let turn = w;
+    /** Set when this worker's session may be gone: its next operations are logins until one is acknowledged. */
+    let needsSession = false;
     while (elapsed() < input.durationMs) {
-      let op: Operation = MIX[turn++ % MIX.length]!;
+      let op: Operation = needsSession ? 'login' : MIX[turn++ % MIX.length]!;
       let body: string | undefined;
       if (op === 'register' || op === 'login') {
         body = (op === 'register' ? registrations : logins).pop();
+        if (body === undefined && needsSession) throw new Error('replicas bench: no pre-signed login left to replace a broken session');
         if (body === undefined) {
           unsigned++;
           op = 'refresh';
@@ -122,6 +125,10 @@ export async function mixedLoad(input: MixedLoadInput): Promise<MixedLoadResult>
       if (op === 'register' || op === 'login') {
         reply = await send(input.url, 'POST', '/api/v1/auth/extension', body, undefined);
         if (reply.status === 200 && op === 'register') acknowledged.users.push((JSON.parse(reply.text) as AuthPair).user_id);
+        if (reply.status === 200 && op === 'login' && needsSession) {
+          acknowledged.sessions[w] = JSON.parse(reply.text) as AuthPair;
+          needsSession = false;
+        }
       } else if (op === 'refresh') {
         reply = await send(input.url, 'POST', '/api/v1/auth/refresh', JSON.stringify({ refresh_token: session.refresh_token }), undefined);
         if (reply.status === 200) acknowledged.sessions[w] = { ...(JSON.parse(reply.text) as AuthPair), user_id: session.user_id };
@@ -137,13 +144,7 @@ export async function mixedLoad(input: MixedLoadInput): Promise<MixedLoadResult>
       }
       answers.push({ op, status: reply.status, broken: reply.broken, sentAt, answeredAt: elapsed(), ...(reply.status >= 500 || reply.status === 0 ? { body: reply.text.slice(0, 300) } : {}) });
       // A refresh broken in flight may or may not have rotated: that session is done with.
-      if (op === 'refresh' && reply.status !== 200) {
-        const fresh = logins.pop();
-        if (fresh === undefined) throw new Error('replicas bench: no pre-signed login left to replace a broken session');
-        const login = await send(input.url, 'POST', '/api/v1/auth/extension', fresh, undefined);
-        if (login.status !== 200) throw new Error(`replicas bench: a replacement login answered ${login.status}: ${login.text.slice(0, 300)}`);
-        acknowledged.sessions[w] = JSON.parse(login.text) as AuthPair;
-      }
+      if (op === 'refresh' && reply.status !== 200) needsSession = true;
     }
   };
 
