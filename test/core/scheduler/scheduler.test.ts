@@ -101,7 +101,8 @@ eachDialect('scheduler: once per interval across processes', (dialect) => {
 
     const counted = starts.filter((run) => run.at >= from && run.at < to);
     // Each of three timers fires every interval: running on every firing would be about 45 runs.
-    expect(counted.length, `runs in ${to - from} ms`).to.be.within(Math.floor((to - from) / INTERVAL_MS) - 3, Math.ceil((to - from) / INTERVAL_MS));
+    // At most one per interval; at least half as many (timers run late on a loaded machine).
+    expect(counted.length, `runs in ${to - from} ms`).to.be.within(Math.floor((to - from) / INTERVAL_MS / 2), Math.ceil((to - from) / INTERVAL_MS));
     const sorted = starts.map((run) => run.at).sort((x, y) => x - y);
     for (let i = 1; i < sorted.length; i++) expect(sorted[i]! - sorted[i - 1]!, `gap before run ${i}`).to.be.at.least(INTERVAL_MS);
     for (const backend of backends) expect(failures(backend)).to.deep.equal([]);
