@@ -1,5 +1,6 @@
 import { Agent, createServer, request, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { pipeline } from 'node:stream';
 
 /**
  * A small round-robin HTTP proxy in front of the replicas, doing what a load balancer with health
@@ -103,7 +104,10 @@ export async function startProxy(port: number, upstreams: string[]): Promise<Pro
       counts[index]!.answered[group] = (counts[index]!.answered[group] ?? 0) + 1;
       if (answer.headers.connection === 'close') takeOut(index);
       res.writeHead(status, withoutHopByHop(answer.headers));
-      answer.pipe(res);
+      // An upstream that dies mid-body: the client's answer is cut too, never left open.
+      pipeline(answer, res, (err) => {
+        if (err) res.destroy();
+      });
     });
     upstream.on('socket', (socket) => {
       const mark = () => {
@@ -133,8 +137,13 @@ export async function startProxy(port: number, upstreams: string[]): Promise<Pro
       return;
     }
     if (req.method === 'POST' && req.url === '/__proxy/upstreams') {
-      const wanted = (JSON.parse(body.toString()) as { active: number[] }).active;
-      if (!Array.isArray(wanted) || wanted.length === 0 || !wanted.every((i) => Number.isInteger(i) && i >= 0 && i < upstreams.length)) {
+      let wanted: unknown;
+      try {
+        wanted = (JSON.parse(body.toString()) as { active?: unknown }).active;
+      } catch {
+        wanted = undefined;
+      }
+      if (!Array.isArray(wanted) || wanted.length === 0 || !wanted.every((i): i is number => Number.isInteger(i) && (i as number) >= 0 && (i as number) < upstreams.length)) {
         res.writeHead(400).end();
         return;
       }

@@ -1,5 +1,5 @@
 import { addMs } from '../clock/index.js';
-import type { Database } from '../storage/index.js';
+import { readTime, type Database } from '../storage/index.js';
 
 const TABLE = 'worker_leases';
 
@@ -32,6 +32,12 @@ export class LeaseRepository {
       { holder, expires_at: expiresAt },
     );
     return taken !== null;
+  }
+
+  /** Who holds or last held the lease, and when the task is next due by its last run anywhere (null: never ran). */
+  async record(name: string): Promise<{ holder: string; dueAt: Date | null } | undefined> {
+    const row = (await this.db.knex(TABLE).where({ name }).first('holder', 'due_at')) as { holder: string; due_at: unknown } | undefined;
+    return row === undefined ? undefined : { holder: row.holder, dueAt: row.due_at == null ? null : readTime(row.due_at) };
   }
 
   /**

@@ -35,6 +35,8 @@ interface Registered {
 
 const DEFAULT_LEASE_MS = 5 * 60_000;
 const STOP_GRACE_MS = 10_000;
+/** Past the recorded due time, so a timer never fires just before it. */
+const DUE_TOLERANCE_MS = 5;
 
 /**
  * Periodic background tasks with a database lease each, so server processes sharing one
@@ -134,9 +136,18 @@ export class Scheduler {
     task.timer = setTimeout(() => {
       const armed = performance.now();
       void this.runOnce(task, true).then(
-        (ran) => {
+        async (ran) => {
+          if (!this.started) return;
           // After our own run, the next is due one interval after it began: be there first.
-          if (this.started) this.arm(task, ran ? Math.max(0, Math.ceil(task.intervalMs - (performance.now() - armed))) + 1 : task.intervalMs);
+          if (ran) return this.arm(task, Math.max(0, Math.ceil(task.intervalMs - (performance.now() - armed))) + 1);
+          // Refused. Not due yet (the database's record is in the clock's time, which the timer's
+          // may drift from): come back when it is due; the process that ran it last first, the
+          // others a little later, so it stays the runner while it lives. Due but held (running
+          // elsewhere), or unreadable: an interval.
+          const record = await this.leases.record(task.name).catch(() => undefined);
+          const untilDue = record?.dueAt == null ? 0 : record.dueAt.getTime() - this.clock.now().getTime();
+          const behind = record?.holder === this.holder ? DUE_TOLERANCE_MS : Math.max(DUE_TOLERANCE_MS, Math.min(1_000, task.intervalMs / 10));
+          if (this.started) this.arm(task, untilDue > 0 ? Math.min(task.intervalMs, untilDue + behind) : task.intervalMs);
         },
         () => {
           if (this.started) this.arm(task, task.intervalMs);
