@@ -109,6 +109,39 @@ eachDialect('scheduler: once per interval across processes', (dialect) => {
   });
 });
 
+eachDialect('scheduler: a refused timer run comes back when the task is due', (dialect) => {
+  it('another holder ran the task 1.7 s into a 2 s interval: this process runs it when due (0.3 s), not an interval later', async function () {
+    this.timeout(20_000);
+    const INTERVAL_MS = 2_000;
+    const DUE_IN_MS = 300;
+    const first = await createTestBackend(dialect, { listen: false });
+    let ranAt: number | undefined;
+    let started = 0;
+    try {
+      const { time } = first.backend.db.dialect;
+      await first.backend.db.knex(LEASES).insert({ name: 'due-soon.probe', holder: 'other-process', expires_at: time(new Date()), due_at: time(new Date(Date.now() + DUE_IN_MS)) });
+      started = Date.now();
+      const second = await createTestBackend(dialect, {
+        realClock: true,
+        listen: false,
+        scheduler: true,
+        databaseUrl: first.databaseUrl,
+        plugins: [taskPlugin('due-soon', 'probe', () => void (ranAt ??= Date.now()), INTERVAL_MS, { firstRunDelayMs: 0 })],
+      });
+      try {
+        while (ranAt === undefined && Date.now() - started < INTERVAL_MS + 1_000) await sleep(20);
+      } finally {
+        await second.close();
+      }
+    } finally {
+      await first.close();
+    }
+    // Refused at first (not due), then armed for the recorded due time plus a moment (another holder ran it last).
+    expect(ranAt, 'the task ran').to.be.a('number');
+    expect(ranAt! - started).to.be.at.least(DUE_IN_MS).and.below(INTERVAL_MS - 500);
+  });
+});
+
 eachDialect('scheduler: runNow, failures and leases', (dialect) => {
   let calls = 0;
   let gate: Promise<void> | undefined;
