@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { REPO_ROOT, spawnEntry } from '../harness/processes.js';
+import { inheritedEnv, REPO_ROOT, spawnEntry } from '../harness/processes.js';
 
 /**
  * `npm run bench:growth` at CI size, so it cannot rot: its audit part (which needs no server) on
@@ -12,8 +12,7 @@ describe('bench smoke (npm run bench:growth, audit part, CI-sized)', function ()
   this.timeout(180_000);
 
   it('grows the audit chain, erases, verifies from a checkpoint and prints the table on both dialects', async () => {
-    const env = Object.fromEntries(Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined));
-    const run = spawnEntry('test/bench/growth.ts', ['--sizes', '10,20', '--parts', 'audit', '--dialect', 'both'], { env, cwd: REPO_ROOT });
+    const run = spawnEntry('test/bench/growth.ts', ['--sizes', '10,20', '--parts', 'audit', '--dialect', 'both'], { env: inheritedEnv(), cwd: REPO_ROOT });
     const code = await run.exited;
     expect(code, run.stderr()).to.equal(0);
     for (const dialect of ['sqlite', 'postgres']) {

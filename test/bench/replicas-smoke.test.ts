@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { REPO_ROOT, spawnEntry } from '../harness/processes.js';
+import { inheritedEnv, REPO_ROOT, spawnEntry } from '../harness/processes.js';
 
 /**
  * `npm run bench:replicas` at CI size (the replica tier): three reference servers on one Postgres
@@ -13,8 +13,7 @@ describe('replica tier (npm run bench:replicas, CI-sized)', function () {
   this.timeout(300_000);
 
   it('three replicas on one Postgres: no lost write, no unexpected 5xx, clean drain, one lease run per interval, one limiter budget', async () => {
-    const env = Object.fromEntries(Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined));
-    const run = spawnEntry('test/bench/replicas.ts', ['--duration', '3', '--workers', '6', '--lease-window', '4'], { env, cwd: REPO_ROOT });
+    const run = spawnEntry('test/bench/replicas.ts', ['--duration', '3', '--workers', '6', '--lease-window', '4'], { env: inheritedEnv(), cwd: REPO_ROOT });
     const code = await run.exited;
     const out = run.stdout();
     expect(code, `${out}\n${run.stderr()}`).to.equal(0);

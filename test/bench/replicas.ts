@@ -27,7 +27,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { request } from 'node:http';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -36,7 +35,7 @@ import { dropRunDatabase } from '../harness/postgres.js';
 import { REPO_ROOT, spawnEntry } from '../harness/processes.js';
 import { checkedPort, cpuMs, launchWallet, walletEnv, type ServerChild } from './http/children.js';
 import { BenchBtcKey, LoginBodies } from './http/fixtures.js';
-import { mixedLoad, type Answer, type MixedLoadResult } from './replicas/mixed-load.js';
+import { mixedLoad, send, type Answer, type MixedLoadResult } from './replicas/mixed-load.js';
 import type { UpstreamCounts } from './replicas/proxy.js';
 
 const { values: args } = parseArgs({
@@ -73,18 +72,6 @@ const nowSec = () => Math.floor(Date.now() / 1000);
 
 /** The limiter probe's own client address (the load comes from 127.0.0.1), which the proxy passes on in X-Forwarded-For. */
 const PROBE_ADDRESS = '127.0.0.2';
-
-/** The status of a GET sent from `localAddress` (any 127/8 address is this host's loopback). */
-function statusFrom(localAddress: string, url: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { localAddress }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
 
 /** CPU spent during one load run, in ms: the replicas', the proxy's and this process's; and the machine's share busy. */
 interface Spent {
@@ -333,7 +320,7 @@ async function main(): Promise<void> {
     let limited = 0;
     for (let i = 0; i < 3 * LIMIT; i++) {
       // An unknown tip: 404 within the budget, 429 past it; anything else is a failure, never "allowed".
-      const status = await statusFrom(PROBE_ADDRESS, `${proxyUrl}/api/v1/tips/social/${randomUUID()}/public`);
+      const { status } = await send(proxyUrl, 'GET', `/api/v1/tips/social/${randomUUID()}/public`, undefined, undefined, PROBE_ADDRESS);
       if (status === 429) limited++;
       else if (status === 404) allowed++;
     }

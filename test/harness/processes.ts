@@ -120,3 +120,8 @@ export function filesUnder(dir: string, include: (path: string, name: string) =>
     return include(path, name) ? [path] : [];
   });
 }
+
+/** This process's environment with its unset entries dropped, as `spawnEntry` takes one (a child that inherits everything). */
+export function inheritedEnv(): Record<string, string> {
+  return Object.fromEntries(Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined));
+}

@@ -1,10 +1,10 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Agent, request } from 'node:http';
-import { payments } from 'bitcoinjs-lib';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
+import { bytesToHex } from '@noble/hashes/utils.js';
+import { tipAddress } from '@wallet/client';
 import { readFileSync } from 'node:fs';
 import { REPO_ROOT } from '../../harness/processes.js';
-import { utxoNetwork } from '../../../packages/core/src/chains/utxo/index.js';
 import type { AuthPair } from '../http/fixtures.js';
 
 /** The operations of the mixed load, in the order each worker cycles through them. */
@@ -61,7 +61,8 @@ export interface MixedLoadResult {
 
 const agent = new Agent({ keepAlive: true, maxSockets: 512 });
 
-function send(url: string, method: string, path: string, body: string | undefined, token: string | undefined): Promise<{ status: number; text: string; broken: number | undefined }> {
+/** One request over the load's keep-alive pool (or, from `localAddress`, a connection of its own); never rejects: a failed request is status 0. */
+export function send(url: string, method: string, path: string, body: string | undefined, token: string | undefined, localAddress?: string): Promise<{ status: number; text: string; broken: number | undefined }> {
   return new Promise((resolve) => {
     const target = new URL(path, url);
     const headers: Record<string, string> = {};
@@ -70,7 +71,7 @@ function send(url: string, method: string, path: string, body: string | undefine
       headers['content-length'] = String(Buffer.byteLength(body));
     }
     if (token !== undefined) headers.authorization = `Bearer ${token}`;
-    const req = request({ host: target.hostname, port: target.port, method, path: target.pathname + target.search, headers, agent }, (res) => {
+    const req = request({ host: target.hostname, port: target.port, method, path: target.pathname + target.search, headers, ...(localAddress === undefined ? { agent } : { localAddress }) }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () => {
@@ -84,11 +85,6 @@ function send(url: string, method: string, path: string, body: string | undefine
   });
 }
 
-/** A fresh mainnet P2WPKH address, the tip's receiving address as a wallet makes it. */
-function tipAddress(): string {
-  const pubkey = Buffer.from(secp256k1.getPublicKey(secp256k1.utils.randomSecretKey(), true));
-  return payments.p2wpkh({ pubkey, network: utxoNetwork('btc', 'mainnet') }).address!;
-}
 
 /**
  * Closed-loop mixed load through `url` (the proxy): `workers` loops, each with its own session,
@@ -133,7 +129,7 @@ export async function mixedLoad(input: MixedLoadInput): Promise<MixedLoadResult>
         reply = await send(input.url, 'POST', '/api/v1/auth/refresh', JSON.stringify({ refresh_token: session.refresh_token }), undefined);
         if (reply.status === 200) acknowledged.sessions[w] = { ...(JSON.parse(reply.text) as AuthPair), user_id: session.user_id };
       } else if (op === 'tip') {
-        const tip = { asset: 'btc', amount: '50000', tip_address: tipAddress(), secret_hash: randomBytes(32).toString('hex'), draft: true };
+        const tip = { asset: 'btc', amount: '50000', tip_address: tipAddress(bytesToHex(secp256k1.utils.randomSecretKey()), 'bc'), secret_hash: randomBytes(32).toString('hex'), draft: true };
         reply = await send(input.url, 'POST', '/api/v1/tips/social', JSON.stringify(tip), session.access_token);
         if (reply.status === 200) acknowledged.tips.push((JSON.parse(reply.text) as { tip_id: string }).tip_id);
       } else {

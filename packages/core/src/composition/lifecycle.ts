@@ -1,11 +1,10 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { SetupLatch } from '../admin/index.js';
 import { BootError } from '../errors/index.js';
 import { startMetricsListener, type ListenAddress, type MetricsListener, type PrometheusMetrics } from '../metrics/index.js';
 import type { Scheduler } from '../scheduler/index.js';
-import { requestDrain } from '../http/index.js';
-
+import { requestDrain, type RequestListener } from '../http/index.js';
 
 export interface StartOptions {
   /** Listen on this port (0: any free port). Without it only the scheduler starts. */
@@ -25,7 +24,7 @@ export interface LifecycleParts {
   scheduler: Scheduler;
   schedulerEnabled: boolean;
   metrics: { exposition: PrometheusMetrics; address: ListenAddress } | null;
-  listener: () => (req: IncomingMessage, res: ServerResponse) => unknown;
+  listener: () => RequestListener;
   /** What `close()` releases once the listeners and the scheduler stopped: plugins' handlers, then the pool. */
   release: () => Promise<void>;
 }

@@ -56,8 +56,8 @@ export function requestDrain(): RequestDrain {
     async drain(server, { delayMs = 0 } = {}) {
       draining = true;
       for (const res of handlers.keys()) if (!res.headersSent) res.setHeader('Connection', 'close');
-      if (delayMs > 0 && server.listening) await new Promise((resolve) => setTimeout(resolve, delayMs));
       if (server.listening) {
+        if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
         await new Promise<void>((resolve) => {
           const force = setTimeout(() => server.closeAllConnections(), DRAIN_TIMEOUT_MS);
           force.unref();
