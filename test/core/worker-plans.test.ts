@@ -6,7 +6,7 @@ import { erasurePlugin } from '@wallet/erasure';
 import { grinRelayPlugin } from '@wallet/grin-relay';
 import { tipsPlugin } from '@wallet/tips';
 import { TipWorkers, WORKER_BATCH } from '../../packages/tips/src/workers.js';
-import { createTestBackend, eachDialect, type DialectName, type TestBackend } from '../harness/index.js';
+import { createTestBackend, eachDialect, statementsOf, type DialectName, type TestBackend } from '../harness/index.js';
 
 /**
  * Issue 35 (3): every scheduled worker's read reads only the rows it returns. Each worker runs
@@ -79,19 +79,6 @@ async function expectPlan(dialect: DialectName, knex: Knex, query: Query, expect
   for (const scan of scans) expect(rowsRead(scan), `rows read: ${context}`).to.be.at.most(expected.returns + (expected.slack ?? 0));
 }
 
-/** Statements `run` sends that match `pattern`. */
-async function captured(knex: Knex, pattern: RegExp, run: () => Promise<unknown>): Promise<Query[]> {
-  const queries: Query[] = [];
-  const listen = (query: { sql: string; bindings: Knex.RawBinding[] }) => void (pattern.test(query.sql) && queries.push(query));
-  knex.on('query', listen);
-  try {
-    await run();
-  } finally {
-    knex.off('query', listen);
-  }
-  return queries;
-}
-
 async function insertAll(knex: Knex, table: string, rows: Array<Record<string, unknown>>): Promise<void> {
   for (let i = 0; i < rows.length; i += 200) await knex(table).insert(rows.slice(i, i + 200));
 }
@@ -159,7 +146,7 @@ eachDialect('worker queries read only the rows they return: tips chain workers',
     ]);
     await analyze(dialect, knex, 'social_tips');
     const workers = new TipWorkers(t.backend.db, t.clock, chainsOff);
-    const reads = async (run: () => Promise<unknown>) => captured(knex, /^select \* from .social_tips. where/, run);
+    const reads = async (run: () => Promise<unknown>) => statementsOf(knex, /^select \* from .social_tips. where/, run);
 
     const [funding] = await reads(() => workers.confirmFunding(silent));
     await expectPlan(dialect, knex, funding!, { table: 'social_tips', index: 'social_tips_worker_rotation', returns: WORKER_BATCH });
@@ -235,7 +222,7 @@ eachDialect('worker queries read only the rows they return: erasure sweep', (dia
       ...seed(),
     ]);
     await analyze(dialect, knex, 'erasure_requests');
-    const queries = await captured(knex, /erasure_requests/, () => t.backend.scheduler.runNow('erasure.sweep'));
+    const queries = await statementsOf(knex, /erasure_requests/, () => t.backend.scheduler.runNow('erasure.sweep'));
     const expire = queries.find((q) => /^update .erasure_requests. set .status./.test(q.sql) && q.sql.includes('created_at'))!;
     const count = queries.find((q) => /^select count/.test(q.sql))!;
     const claim = queries.find((q) => /order by .due_at. asc, .id. asc limit/.test(q.sql))!;
@@ -279,7 +266,7 @@ eachDialect('worker queries read only the rows they return: grin-relay expiry sw
       ...seed(),
     ]);
     await analyze(dialect, knex, 'grin_relay_entries');
-    const [expire] = await captured(knex, /^update .grin_relay_entries./, () => t.backend.scheduler.runNow('grin-relay.expiry-sweep'));
+    const [expire] = await statementsOf(knex, /^update .grin_relay_entries./, () => t.backend.scheduler.runNow('grin-relay.expiry-sweep'));
     await insertAll(knex, 'grin_relay_entries', seed());
     await analyze(dialect, knex, 'grin_relay_entries');
     await expectPlan(dialect, knex, expire!, { table: 'grin_relay_entries', index: 'grin_relay_entries_status_expires_at_index', returns: 200 });
