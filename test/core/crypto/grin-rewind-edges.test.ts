@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { chacha20 } from '@noble/ciphers/chacha.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, concatBytes, hexToBytes } from '@noble/hashes/utils.js';
-import { decodeGrinOutputMessage, rewindBulletproof, scanGrinOutputs, type ChainOutput } from '../../../packages/core/src/crypto/index.js';
+import { decodeGrinOutputMessage, rewindBulletproof, rewoundValue, scanGrinOutputs, type ChainOutput } from '../../../packages/core/src/crypto/index.js';
 import { loadVectors } from '../../harness/index.js';
 
 /**
@@ -40,6 +40,25 @@ const withScalar = (proof: Uint8Array, offset: 0 | 32, value: bigint): Uint8Arra
   return copy;
 };
 const failed = { ok: false, failure: 'rewind_failed' };
+
+/**
+ * The first `length` bytes of the base proof with μ chosen so that s = 1 for `commit`:
+ * μ = 1 − (ρx + α), with the transcript of the module's header computed here from the hash and
+ * ChaCha20 primitives. Rewind never verifies a proof, so this opens with NONCE for any commitment bytes.
+ */
+const crafted = (length: number, commit: Uint8Array = COMMIT): Uint8Array => {
+  const proof = PROOF.slice(0, length);
+  const block = chacha20(NONCE, new Uint8Array(12), new Uint8Array(64), undefined, 0);
+  const [alpha, rho] = [big(block.subarray(0, 32)), big(block.subarray(32, 64))];
+  const parity = proof[64]!;
+  const t = sha256(concatBytes(new Uint8Array(32), Uint8Array.of(2 * (commit[0]! & 1) + 1), commit.subarray(1), hexToBytes(H_X)));
+  const pAS = Uint8Array.of(2 * (parity & 1) + ((parity >> 1) & 1));
+  const y = sha256(concatBytes(t, pAS, proof.subarray(65, 129)));
+  const z = sha256(concatBytes(y, pAS, proof.subarray(65, 129)));
+  const pT = Uint8Array.of(2 * ((parity >> 2) & 1) + ((parity >> 3) & 1));
+  const x = big(sha256(concatBytes(z, pT, proof.subarray(129, 193))));
+  return withScalar(proof, 32, mod(1n - rho * x - alpha, N));
+};
 
 describe('crypto: Grin bulletproof rewind edges', () => {
   it('the base case rewinds to its vector’s value and message', () => {
@@ -106,22 +125,43 @@ describe('crypto: Grin bulletproof rewind edges', () => {
      * 192-byte proof is refused only for its length.
      */
     it('a 192-byte proof is refused although μ makes s = 1 over its bytes', () => {
-      const crafted = (length: number): Uint8Array => {
-        const proof = PROOF.slice(0, length);
-        const block = chacha20(NONCE, new Uint8Array(12), new Uint8Array(64), undefined, 0);
-        const [alpha, rho] = [big(block.subarray(0, 32)), big(block.subarray(32, 64))];
-        const parity = proof[64]!;
-        const t = sha256(concatBytes(new Uint8Array(32), Uint8Array.of(2 * (COMMIT[0]! & 1) + 1), COMMIT.subarray(1), hexToBytes(H_X)));
-        const pAS = Uint8Array.of(2 * (parity & 1) + ((parity >> 1) & 1));
-        const y = sha256(concatBytes(t, pAS, proof.subarray(65, 129)));
-        const z = sha256(concatBytes(y, pAS, proof.subarray(65, 129)));
-        const pT = Uint8Array.of(2 * ((parity >> 2) & 1) + ((parity >> 3) & 1));
-        const x = big(sha256(concatBytes(z, pT, proof.subarray(129))));
-        return withScalar(proof, 32, mod(1n - rho * x - alpha, N));
-      };
       const result = rewindBulletproof(COMMIT, crafted(193), NONCE);
       expect(result.ok && [result.value, bytesToHex(result.message)]).to.deep.equal([1n, '00'.repeat(20)]);
       expect(rewindBulletproof(COMMIT, crafted(192), NONCE)).to.deep.equal(failed);
+    });
+  });
+
+  describe('the scan’s rewind (rewoundValue) checks the commitment after the proof opens', () => {
+    it('a proof that opens for a commitment off the curve (x = 0) is refused by both, as commit_parse by the full rewind', () => {
+      for (const prefix of [0x08, 0x09]) {
+        const offCurve = concatBytes(Uint8Array.of(prefix), new Uint8Array(32));
+        const proof = crafted(PROOF.length, offCurve);
+        expect(rewindBulletproof(offCurve, proof, NONCE)).to.deep.equal({ ok: false, failure: 'commit_parse' });
+        expect(rewoundValue(offCurve, proof, NONCE)).to.equal(null);
+      }
+    });
+
+    it('the same construction on a commitment on the curve opens in both, to the value it was made for', () => {
+      const proof = crafted(PROOF.length);
+      const full = rewindBulletproof(COMMIT, proof, NONCE);
+      expect(full.ok && full.value).to.equal(1n);
+      expect(rewoundValue(COMMIT, proof, NONCE)).to.equal(1n);
+    });
+
+    it('refuses what the full rewind refuses before the transcript: x ≥ p, another prefix or length, bad scalars, a short proof', () => {
+      const cases: Array<[Uint8Array, Uint8Array]> = [
+        [concatBytes(Uint8Array.of(0x08), be32(P + 1n)), PROOF],
+        [concatBytes(Uint8Array.of(0x0a), COMMIT.subarray(1)), PROOF],
+        [concatBytes(COMMIT.subarray(0, 1), Uint8Array.of(0), COMMIT.subarray(1)), PROOF],
+        [COMMIT, withScalar(PROOF, 0, N)],
+        [COMMIT, withScalar(PROOF, 32, 0n)],
+        [COMMIT, PROOF.slice(0, 192)],
+      ];
+      for (const [commit, proof] of cases) {
+        expect(rewindBulletproof(commit, proof, NONCE).ok).to.equal(false);
+        expect(rewoundValue(commit, proof, NONCE)).to.equal(null);
+      }
+      expect(rewoundValue(COMMIT, PROOF, NONCE)).to.equal(VALUE);
     });
   });
 });

@@ -16,7 +16,7 @@ export { cryptonoteBase58Encode, cryptonoteBase58Decode } from './cryptonote-bas
 export { decodeCryptonoteAddress, viewKeyMatches, type CryptonoteAddress, type CryptonoteAsset, type CryptonoteNetwork } from './cryptonote-address.js';
 export { verifyCryptonoteMessage } from './cryptonote-message.js';
 export { decodeSlatepackAddress, encodeSlatepackAddress, looksLikeSlatepackAddress, isEd25519PublicKeyHex, verifyGrinMessage } from './grin-keys.js';
-export { grinRewindHash, grinRewindNonce, parseRewindHash, rewindBulletproof, decodeGrinOutputMessage, scanGrinOutputs, type RewoundOutput, type RewindFailure, type ChainOutput, type ScannedOutput } from './grin-rewind.js';
+export { grinRewindHash, grinRewindNonce, parseRewindHash, rewindBulletproof, rewoundValue, decodeGrinOutputMessage, scanGrinOutputs, type RewoundOutput, type RewindFailure, type ChainOutput, type ScannedOutput } from './grin-rewind.js';
 export { verifyAssetSignature, assetSignatureShapeOk, compressedSecp256k1Hex, type AssetSignatureInput, type SigningAsset } from './asset-signature.js';
 export { createIntegrity, type Integrity } from './integrity.js';
 export { parseNostrPubkey } from './nostr-keys.js';
