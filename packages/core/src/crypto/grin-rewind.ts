@@ -199,6 +199,17 @@ export function decodeGrinOutputMessage(message: Uint8Array): { switch_commitmen
   return { switch_commitment_type: message[2]!, key_id: bytesToHex(message.subarray(3, 20)), depth, path };
 }
 
+/**
+ * Hex of whole bytes in either case, decoded, or null for anything else: Node's decoder stops at
+ * the first pair that is not hex, so a shorter result means a bad character or an odd length.
+ * (Native: a 675-byte proof decodes several times faster than a regex check and a JS decoder.)
+ */
+function bytesOfHex(hex: string): Uint8Array | null {
+  if (typeof hex !== 'string' || hex.length === 0) return null;
+  const bytes = Buffer.from(hex, 'hex');
+  return bytes.length * 2 === hex.length ? bytes : null;
+}
+
 export interface ChainOutput {
   commit: string;
   proof: string;
@@ -225,11 +236,12 @@ export function scanGrinOutputs(rewindHash: Uint8Array, outputs: readonly ChainO
   const found: ScannedOutput[] = [];
   let total = 0n;
   for (const output of outputs) {
-    if (!/^[0-9a-fA-F]{66}$/.test(output.commit) || !/^(?:[0-9a-fA-F]{2})+$/.test(output.proof)) continue;
-    const commit = hexToBytes(output.commit);
+    const commit = output.commit.length === 66 ? bytesOfHex(output.commit) : null;
+    const proof = bytesOfHex(output.proof);
+    if (commit === null || proof === null) continue;
     const nonce = grinRewindNonce(rewindHash, commit);
     if (nonce === null) continue;
-    const value = rewoundValue(commit, hexToBytes(output.proof), nonce);
+    const value = rewoundValue(commit, proof, nonce);
     if (value === null) continue;
     total += value;
     found.push({
