@@ -22,6 +22,7 @@ import { blake2b } from '@noble/hashes/blake2.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, concatBytes, hexToBytes } from '@noble/hashes/utils.js';
 import { jacobi } from './jacobi.js';
+import { invert } from './modinv.js';
 
 const Fn = secp256k1.Point.Fn;
 const N = Fn.ORDER;
@@ -173,7 +174,7 @@ export function rewindBulletproof(commit: Uint8Array, proof: Uint8Array, nonce: 
   const { s, x, z, taux } = opened;
   const [tau1, tau2] = chachaScalars(nonce, 1);
   const zz = (z * z) % N;
-  const blind = mod(-(taux + tau1 * x + tau2 * ((x * x) % N)) * Fn.inv(zz), N);
+  const blind = mod(-(taux + tau1 * x + tau2 * ((x * x) % N)) * invert(zz, N), N);
   const sBytes = to32(s);
   return { ok: true, value: s & U64, message: sBytes.slice(4, 24), blind: to32(blind) };
 }
