@@ -1,8 +1,10 @@
 /**
  * Grin view-only scanning: rewinding a Bulletproof with the wallet's rewind hash to learn an
- * output's value and message without any spending key. Pure TypeScript on @noble; every step
- * follows secp256k1-zkp's `rangeproof_impl.h` (rewind_impl) and is checked against every case in
- * test/vectors/grin.
+ * output's value and message without any spending key. Pure TypeScript: @noble's hashes and
+ * ChaCha20, and libsecp256k1's divstep algorithms on limbs for the Jacobi symbol and the inverse
+ * (`jacobi.ts`, `modinv.ts`); every step follows secp256k1-zkp's `rangeproof_impl.h`
+ * (rewind_impl) and is checked against every case in test/vectors/grin. Scans use
+ * `rewoundValue`, which does only what a scan reads.
  *
  *   rewind_hash  = BLAKE2b-256(public root key, 33 bytes)
  *   nonce        = BLAKE2b-256(key = commitment (33 bytes), data = rewind_hash)
