@@ -370,8 +370,8 @@ async function sweepPart(t: TestBackend): Promise<SweepFigure[]> {
       const figure: SweepFigure = {
         size,
         sweepMs: sweepStart === null ? 0 : sweepEnd - sweepStart,
-        busyP99: quantile(busyLatencies, 0.99),
-        idleP99: quantile(idleLatencies, 0.99),
+        busyP99: Math.round(quantile(busyLatencies, 0.99) * 10) / 10,
+        idleP99: Math.round(quantile(idleLatencies, 0.99) * 10) / 10,
         worstWindowP99: Math.max(...busy),
         medianWindowP99: quantile(idle, 0.5),
         requests: { busy: busyLatencies.length, idle: idleLatencies.length },
