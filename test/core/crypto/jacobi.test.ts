@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { jacobi, jacobiBigint } from '../../../packages/core/src/crypto/jacobi.js';
+import { bigStream } from '../../harness/big-stream.js';
 
 /**
  * The batched Jacobi symbol against answers computed another way: Euler's criterion
@@ -22,14 +23,6 @@ const euler = (a: bigint, p: bigint): number => {
   return e === 0n ? 0 : e === 1n ? 1 : -1;
 };
 
-/** A deterministic 256-bit stream (splitmix-like on BigInt), so a failure names its input. */
-function stream(seed: bigint): () => bigint {
-  let state = seed;
-  return () => {
-    state = (state * 0x5851f42d4c957f2d4c957f2d4c957f2dn + 0x14057b7ef767814fn) % 2n ** 256n;
-    return state ^ (state >> 101n);
-  };
-}
 
 describe('crypto: Jacobi symbol', () => {
   for (const [name, p] of [
@@ -38,7 +31,7 @@ describe('crypto: Jacobi symbol', () => {
     ['2^255 − 19', P25519],
   ] as const) {
     it(`is Euler's criterion for 3,000 values modulo ${name}`, () => {
-      const next = stream(p);
+      const next = bigStream(p);
       for (let i = 0; i < 3_000; i++) {
         const a = next() % p;
         expect(jacobi(a, p), `${a}`).to.equal(euler(a, p));
@@ -47,7 +40,7 @@ describe('crypto: Jacobi symbol', () => {
   }
 
   it('knows the squares: (x² | p) = 1 and, p ≡ 3 (mod 4), (−x² | p) = −1', () => {
-    const next = stream(7n);
+    const next = bigStream(7n);
     for (let i = 0; i < 500; i++) {
       const x = (next() % (P - 1n)) + 1n;
       expect(jacobi((x * x) % P, P)).to.equal(1);
@@ -69,7 +62,7 @@ describe('crypto: Jacobi symbol', () => {
   });
 
   it('matches the BigInt algorithm on random odd moduli of every size from 2 to 264 bits', () => {
-    const next = stream(99n);
+    const next = bigStream(99n);
     for (let bits = 2; bits <= 264; bits++) {
       for (let k = 0; k < 12; k++) {
         const m = ((next() * 2n ** 8n + next()) % 2n ** BigInt(bits)) | 1n | (1n << BigInt(bits - 1));

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { invert, invertBigint } from '../../../packages/core/src/crypto/modinv.js';
+import { bigStream } from '../../harness/big-stream.js';
 
 /**
  * The batched modular inverse against answers found another way: a·a⁻¹ ≡ 1 checked by plain
@@ -11,13 +12,6 @@ const N = secp256k1.Point.Fn.ORDER;
 const P = secp256k1.Point.Fp.ORDER;
 const P25519 = 2n ** 255n - 19n;
 
-function stream(seed: bigint): () => bigint {
-  let state = seed;
-  return () => {
-    state = (state * 0x5851f42d4c957f2d4c957f2d4c957f2dn + 0x14057b7ef767814fn) % 2n ** 256n;
-    return state ^ (state >> 101n);
-  };
-}
 const orNone = (f: () => bigint): bigint | 'none' => {
   try {
     return f();
@@ -34,7 +28,7 @@ describe('crypto: modular inverse', () => {
     ['2^255 − 19', P25519],
   ] as const) {
     it(`a · a⁻¹ ≡ 1 for 3,000 values modulo ${name}, the inverse in [1, m)`, () => {
-      const next = stream(m);
+      const next = bigStream(m);
       for (let i = 0; i < 3_000; i++) {
         const a = (next() % (m - 1n)) + 1n;
         const inverse = invert(a, m);
@@ -44,7 +38,7 @@ describe('crypto: modular inverse', () => {
   }
 
   it('is noble’s Fn.inv modulo the group order, at the edges too (1, 2, n − 1, n + 1, negative a)', () => {
-    const next = stream(3n);
+    const next = bigStream(3n);
     const values = [1n, 2n, N - 1n, N - 2n, 2n ** 255n, ...Array.from({ length: 200 }, () => next() % N || 1n)];
     for (const a of values) expect(invert(a, N), `${a}`).to.equal(secp256k1.Point.Fn.inv(a));
     expect(invert(N + 1n, N)).to.equal(1n);
@@ -52,7 +46,7 @@ describe('crypto: modular inverse', () => {
   });
 
   it('matches extended Euclid on random odd moduli of every size from 2 to 256 bits, including the numbers with no inverse', () => {
-    const next = stream(11n);
+    const next = bigStream(11n);
     let none = 0;
     for (let bits = 2; bits <= 256; bits++) {
       for (let k = 0; k < 12; k++) {
