@@ -206,7 +206,14 @@ describe('crypto: Grin scan of malformed chain outputs', () => {
       { ...own, proof: `${own.proof}a` },
       { ...own, proof: '' },
       { ...own, commit: `zz${own.commit.slice(2)}`, proof: `${own.proof}x` },
+      // Characters above U+00FF whose low byte is a hex digit (Node's decoder reads them so): İ is U+0130, š U+0161.
+      { ...own, commit: own.commit.replace('0', '\u0130') },
+      { ...own, proof: own.proof.replace('a', '\u0161') },
+      { ...own, commit: null as unknown as string },
+      { ...own, proof: 42 as unknown as string },
     ];
+    expect(malformed[8]!.commit).to.have.length(66).and.not.equal(own.commit);
+    expect(malformed[9]!.proof).to.have.length(own.proof.length).and.not.equal(own.proof);
     const result = scanGrinOutputs(hexToBytes(batch.rewind_hash), [...malformed, ...batch.outputs], batch.coinbase_maturity);
     expect(result.outputs.map((o) => ({ ...o, value: o.value.toString() }))).to.deep.equal(batch.expected.output_result);
     expect(result.total.toString()).to.equal(batch.expected.total_balance);

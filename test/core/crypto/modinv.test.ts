@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
-import { invert, invertBigint } from '../../../packages/core/src/crypto/modinv.js';
+import { batchedInverse, invert, invertBigint } from '../../../packages/core/src/crypto/modinv.js';
 import { bigStream } from '../../harness/big-stream.js';
 
 /**
@@ -33,6 +33,8 @@ describe('crypto: modular inverse', () => {
         const a = (next() % (m - 1n)) + 1n;
         const inverse = invert(a, m);
         expect(inverse > 0n && inverse < m && (a * inverse) % m === 1n, `${a}`).to.equal(true);
+        // The batched steps found it themselves: extended Euclid never answered.
+        expect(batchedInverse(a, m), `batched ${a}`).to.equal(inverse);
       }
     });
   }
@@ -55,6 +57,7 @@ describe('crypto: modular inverse', () => {
         const expected = orNone(() => invertBigint(a, m));
         if (expected === 'none') none++;
         expect(orNone(() => invert(a, m)), `${a}⁻¹ mod ${m}`).to.equal(expected);
+        expect(batchedInverse(((a % m) + m) % m, m), `batched ${a}⁻¹ mod ${m}`).to.equal(expected);
       }
     }
     expect(none).to.be.greaterThan(50);

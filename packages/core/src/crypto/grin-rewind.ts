@@ -203,12 +203,14 @@ export function decodeGrinOutputMessage(message: Uint8Array): { switch_commitmen
 }
 
 /**
- * Hex of whole bytes in either case, decoded, or null for anything else: Node's decoder stops at
- * the first pair that is not hex, so a shorter result means a bad character or an odd length.
- * (Native: a 675-byte proof decodes several times faster than a regex check and a JS decoder.)
+ * Hex of whole bytes in either case, decoded, or null for anything else. Node's decoder stops at
+ * the first pair of ASCII characters that is not hex (a shorter result: a bad character or an odd
+ * length) but reads a character above U+00FF by its low byte, so those are refused first (a
+ * string with one takes more UTF-8 bytes than characters). Native: a 675-byte proof decodes
+ * several times faster than a regex check and a JS decoder.
  */
-function bytesOfHex(hex: string): Uint8Array | null {
-  if (typeof hex !== 'string' || hex.length === 0) return null;
+function bytesOfHex(hex: unknown): Uint8Array | null {
+  if (typeof hex !== 'string' || hex.length === 0 || Buffer.byteLength(hex, 'utf8') !== hex.length) return null;
   const bytes = Buffer.from(hex, 'hex');
   return bytes.length * 2 === hex.length ? bytes : null;
 }
@@ -239,7 +241,7 @@ export function scanGrinOutputs(rewindHash: Uint8Array, outputs: readonly ChainO
   const found: ScannedOutput[] = [];
   let total = 0n;
   for (const output of outputs) {
-    const commit = output.commit.length === 66 ? bytesOfHex(output.commit) : null;
+    const commit = typeof output.commit === 'string' && output.commit.length === 66 ? bytesOfHex(output.commit) : null;
     const proof = bytesOfHex(output.proof);
     if (commit === null || proof === null) continue;
     const nonce = grinRewindNonce(rewindHash, commit);
@@ -248,7 +250,7 @@ export function scanGrinOutputs(rewindHash: Uint8Array, outputs: readonly ChainO
     if (value === null) continue;
     total += value;
     found.push({
-      commit: output.commit.toLowerCase(),
+      commit: bytesToHex(commit),
       value,
       height: output.height,
       mmr_index: output.mmr_index,

@@ -110,9 +110,18 @@ export function jacobi(a: bigint, m: bigint): number {
   let reduced = a % m;
   if (reduced < 0n) reduced += m;
   if (reduced === 0n) return 0;
+  return batchedJacobi(reduced, m) ?? jacobiBigint(reduced, m);
+}
+
+/**
+ * The batched steps alone, for 0 < a < m (m as `jacobi` takes it): (a | m) once f reaches 1,
+ * or null when it does not within libsecp256k1's budget (gcd(a, m) ≠ 1, or a failure the tests
+ * look for: on coprime inputs it must never happen).
+ */
+export function batchedJacobi(a: bigint, m: bigint): number | null {
   const f = m === lastModulus.value ? lastModulus.limbs.slice() : limbsOf(m);
   if (m !== lastModulus.value) lastModulus = { value: m, limbs: f.slice() };
-  const g = limbsOf(reduced);
+  const g = limbsOf(a);
   const state: Batch = { eta: -1, jac: 0, u: 1, v: 0, q: 0, r: 1 };
   let len = LIMBS;
   while (len > 1 && f[len - 1] === 0 && g[len - 1] === 0) len--;
@@ -129,5 +138,5 @@ export function jacobi(a: bigint, m: bigint): number {
     // Both g and f at 0 means the gcd is f's value: not 1 (that ended above), so no symbol.
     if (len > 1 && f[len - 1] === 0 && g[len - 1] === 0) len--;
   }
-  return jacobiBigint(reduced, m);
+  return null;
 }
