@@ -57,9 +57,12 @@ function toBig(bytes: Uint8Array): bigint {
 const to32 = (value: bigint): Uint8Array => hexToBytes(value.toString(16).padStart(64, '0'));
 const mod = (a: bigint, m: bigint): bigint => ((a % m) + m) % m;
 
-/** Pedersen commitment encoding: 0x08/0x09 ‖ x, with x on the curve (x³ + 7 a square mod p). */
+/** The shape of a Pedersen commitment: 0x08/0x09 ‖ 32-byte x. */
+const commitmentShaped = (commit: Uint8Array): boolean => commit.length === 33 && (commit[0] === 0x08 || commit[0] === 0x09);
+
+/** Pedersen commitment encoding: that shape, with x on the curve (x³ + 7 a square mod p). */
 function commitmentValid(commit: Uint8Array): boolean {
-  if (commit.length !== 33 || (commit[0] !== 0x08 && commit[0] !== 0x09)) return false;
+  if (!commitmentShaped(commit)) return false;
   const x = toBig(commit.subarray(1));
   if (x >= P) return false;
   // x³ + 7 is never 0 (a point with y = 0 would have order 2; the group's order is prime): a symbol of 1 means a square.
@@ -137,7 +140,7 @@ interface Opened {
  * commitment's bytes enter the transcript either way.
  */
 function openProof(commit: Uint8Array, proof: Uint8Array, nonce: Uint8Array, extraData: Uint8Array | null): Opened | null {
-  if (commit.length !== 33 || (commit[0] !== 0x08 && commit[0] !== 0x09)) return null;
+  if (!commitmentShaped(commit)) return null;
   if (proof.length < MIN_PROOF || proof.length > MAX_PROOF || nonce.length !== 32) return null;
   const taux = scalar(proof.subarray(0, 32));
   const mu = scalar(proof.subarray(32, 64));
@@ -147,7 +150,7 @@ function openProof(commit: Uint8Array, proof: Uint8Array, nonce: Uint8Array, ext
   // Every transcript hash reads 97 bytes (a 32-byte state, a parity byte, two 32-byte x-coordinates) and leaves its digest as the next state.
   const parity = proof[64]!;
   transcript.fill(0, 0, 32);
-  transcript[32] = 2 * (commit[0] & 1) + H_Y_NON_RESIDUE;
+  transcript[32] = 2 * (commit[0]! & 1) + H_Y_NON_RESIDUE;
   transcript.set(commit.subarray(1), 33);
   transcript.set(H_X, 65);
   hashTranscript();
@@ -241,9 +244,9 @@ export function scanGrinOutputs(rewindHash: Uint8Array, outputs: readonly ChainO
   const found: ScannedOutput[] = [];
   let total = 0n;
   for (const output of outputs) {
-    const commit = typeof output.commit === 'string' && output.commit.length === 66 ? bytesOfHex(output.commit) : null;
+    const commit = bytesOfHex(output.commit);
     const proof = bytesOfHex(output.proof);
-    if (commit === null || proof === null) continue;
+    if (commit === null || commit.length !== 33 || proof === null) continue;
     const nonce = grinRewindNonce(rewindHash, commit);
     if (nonce === null) continue;
     const value = rewoundValue(commit, proof, nonce);

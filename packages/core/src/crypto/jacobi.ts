@@ -9,7 +9,7 @@
  * @module
  */
 
-import { applyMatrix, BATCH, LIMBS, limbsOf, low32, type Matrix } from './limbs.js';
+import { applyMatrix, BATCH, LIMBS, limbsOf, low32, modulusLimbs, type Matrix } from './limbs.js';
 
 /** libsecp256k1 gives up after 25 × 62 steps; the same budget in batches of 24. */
 const MAX_BATCHES = Math.ceil((25 * 62) / BATCH);
@@ -97,9 +97,6 @@ function posdivsteps(state: Batch, f0: number, g0: number): void {
   state.r = r;
 }
 
-/** Callers ask about one modulus over and over (secp256k1's p): its limbs are kept. */
-let lastModulus = { value: 0n, limbs: new Float64Array(LIMBS) };
-
 /**
  * (a | m) for an odd modulus 3 ≤ m < 2²⁶⁴ and any a: 1, −1, or 0 when gcd(a, m) ≠ 1. The
  * batched steps decide it when they converge (always, in practice, within libsecp256k1's
@@ -119,8 +116,7 @@ export function jacobi(a: bigint, m: bigint): number {
  * look for: on coprime inputs it must never happen).
  */
 export function batchedJacobi(a: bigint, m: bigint): number | null {
-  const f = m === lastModulus.value ? lastModulus.limbs.slice() : limbsOf(m);
-  if (m !== lastModulus.value) lastModulus = { value: m, limbs: f.slice() };
+  const f = modulusLimbs(m);
   const g = limbsOf(a);
   const state: Batch = { eta: -1, jac: 0, u: 1, v: 0, q: 0, r: 1 };
   let len = LIMBS;

@@ -33,10 +33,19 @@ export function limbsOf(value: bigint): Float64Array {
   return limbs;
 }
 
+/** Callers ask about one modulus over and over (secp256k1's p or n): the last one's limbs are kept. */
+let lastModulus: { value: bigint; limbs: Float64Array } = { value: 0n, limbs: new Float64Array(LIMBS) };
+
+/** A fresh copy of the modulus's limbs (the algorithms overwrite theirs). */
+export function modulusLimbs(m: bigint): Float64Array {
+  if (m !== lastModulus.value) lastModulus = { value: m, limbs: limbsOf(m) };
+  return lastModulus.limbs.slice();
+}
+
 /** The value of the first `len` limbs, the top one signed. */
 export function bigintOf(limbs: Float64Array, len: number = limbs.length): bigint {
   let value = BigInt(limbs[len - 1]!);
-  for (let k = len - 2; k >= 0; k--) value = (value << 24n) + BigInt(limbs[k]!);
+  for (let k = len - 2; k >= 0; k--) value = (value << BigInt(BATCH)) + BigInt(limbs[k]!);
   return value;
 }
 

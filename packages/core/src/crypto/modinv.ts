@@ -7,7 +7,7 @@
  * noble's `Fn.inv` (extended Euclid on BigInt) takes about 45 µs.
  * @module
  */
-import { applyMatrix, BATCH, bigintOf, LIMB, LIMBS, limbsOf, type Matrix } from './limbs.js';
+import { applyMatrix, BATCH, bigintOf, LIMB, LIMBS, limbsOf, modulusLimbs, type Matrix } from './limbs.js';
 
 /** libsecp256k1's table: INV256[i] = −(2i + 1)⁻¹ mod 256. */
 const INV256 = Uint8Array.from({ length: 128 }, (_, i) => {
@@ -119,17 +119,11 @@ export function invertBigint(a: bigint, m: bigint): bigint {
   return t0 < 0n ? t0 + m : t0;
 }
 
-/** The modulus's limbs and its inverse mod 2²⁴, kept for the modulus asked about last (secp256k1's n). */
-let lastModulus: { value: bigint; limbs: Float64Array; inverse24: number } = { value: 0n, limbs: new Float64Array(LIMBS), inverse24: 0 };
-
-function modulusOf(m: bigint) {
-  if (m !== lastModulus.value) {
-    const limbs = limbsOf(m);
-    let inverse = limbs[0]!; // odd: inverse · m ≡ 1 (mod 8), then Newton to 24 bits
-    for (let k = 0; k < 4; k++) inverse = Math.imul(inverse, 2 - Math.imul(limbs[0]!, inverse)) & LOW24;
-    lastModulus = { value: m, limbs, inverse24: inverse };
-  }
-  return lastModulus;
+/** m⁻¹ mod 2²⁴ from m's low limb (odd): m · m ≡ 1 (mod 8), and each Newton step doubles the bits. */
+function inverse24(low: number): number {
+  let inverse = low;
+  for (let k = 0; k < 3; k++) inverse = Math.imul(inverse, 2 - Math.imul(low, inverse)) & LOW24;
+  return inverse;
 }
 
 /** a⁻¹ mod m for an odd modulus 3 ≤ m < 2²⁵⁶; a RangeError when gcd(a, m) ≠ 1. */
@@ -149,8 +143,9 @@ export function invert(a: bigint, m: bigint): bigint {
  * for: it must never happen).
  */
 export function batchedInverse(x: bigint, m: bigint): bigint | 'none' | null {
-  const modulus = modulusOf(m);
-  const f = modulus.limbs.slice();
+  const mLimbs = modulusLimbs(m);
+  const mInverse24 = inverse24(mLimbs[0]!);
+  const f = mLimbs.slice();
   const g = limbsOf(x);
   const d = new Float64Array(LIMBS);
   const e = new Float64Array(LIMBS);
@@ -161,7 +156,7 @@ export function batchedInverse(x: bigint, m: bigint): bigint | 'none' | null {
     if (batch === MAX_BATCHES) return null;
     // While f and g are longer than one limb, limb 0 holds their low 24 bits; at one limb it is their signed value.
     divsteps(state, f[0]!, g[0]!);
-    updateDe(d, e, state, modulus.limbs, modulus.inverse24);
+    updateDe(d, e, state, mLimbs, mInverse24);
     applyMatrix(f, g, len, state);
     if (g[0] === 0) {
       let rest = 0;
