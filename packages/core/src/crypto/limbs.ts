@@ -33,13 +33,19 @@ export function limbsOf(value: bigint): Float64Array {
   return limbs;
 }
 
-/** Callers ask about one modulus over and over (secp256k1's p or n): the last one's limbs are kept. */
-let lastModulus: { value: bigint; limbs: Float64Array } = { value: 0n, limbs: new Float64Array(LIMBS) };
+/** Callers ask about a few moduli over and over (secp256k1's p and n, in turn within one rewind): their limbs are kept. */
+const knownModuli = new Map<bigint, Float64Array>();
+const MAX_KNOWN_MODULI = 8;
 
 /** A fresh copy of the modulus's limbs (the algorithms overwrite theirs). */
 export function modulusLimbs(m: bigint): Float64Array {
-  if (m !== lastModulus.value) lastModulus = { value: m, limbs: limbsOf(m) };
-  return lastModulus.limbs.slice();
+  let limbs = knownModuli.get(m);
+  if (limbs === undefined) {
+    if (knownModuli.size === MAX_KNOWN_MODULI) knownModuli.clear();
+    limbs = limbsOf(m);
+    knownModuli.set(m, limbs);
+  }
+  return limbs.slice();
 }
 
 /** The value of the first `len` limbs, the top one signed. */
