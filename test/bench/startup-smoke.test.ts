@@ -11,7 +11,7 @@ describe('bench: startup (smoke)', function () {
 
   it('times both servers to their first /health on both dialects', async () => {
     const lines: string[] = [];
-    const rows = await runStartupBench({ rounds: 2, dialects: ['sqlite', 'postgres'], pgAdminUrl: process.env.WALLET_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres', log: (line) => lines.push(line), print: () => {} });
+    const rows = await runStartupBench({ rounds: 2, dialects: ['sqlite', 'postgres'], log: (line) => lines.push(line), print: () => {} });
     expect(rows.map((row) => row.dialect)).to.deep.equal(['sqlite', 'postgres']);
     for (const row of rows) {
       for (const figure of [row.wallet_ms, row.bare_ms, row.wallet_cpu_ms, row.bare_cpu_ms]) expect(figure, JSON.stringify(row)).to.be.greaterThan(0);

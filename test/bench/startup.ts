@@ -15,18 +15,17 @@
  *   BENCH_STARTUP_ROUNDS=20 BENCH_DIALECTS=sqlite npm run bench:startup
  *
  * Prints medians per server and the ratio; exits non-zero only on errors (a server that exits or
- * never answers), not on FAIL. Postgres from WALLET_TEST_PG_URL like the tests.
+ * never answers), not on FAIL. Postgres: a scratch database on the tests' server (WALLET_TEST_PG_URL).
  * `runStartupBench()` is imported by test/bench/startup-smoke.test.ts (2 rounds).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
-import pg from 'pg';
+import { scratchPostgresDatabase } from '../harness/postgres.js';
 import { freePort, REPO_ROOT, serverNodeFlags } from '../harness/processes.js';
 import { cpuMs, walletEnv } from './http/children.js';
 
@@ -85,7 +84,6 @@ async function bareBundle(): Promise<string> {
 export interface StartupOptions {
   rounds: number;
   dialects: string[];
-  pgAdminUrl: string;
   /** Progress lines (default: stderr). */
   log?: (line: string) => void;
   /** The result table (default: stdout). */
@@ -132,7 +130,7 @@ async function benchDialect(dialect: string, databaseUrl: string, dataDir: strin
 
 /** The whole bench (both dialects as asked); prints its table and returns the rows. */
 export async function runStartupBench(options: StartupOptions): Promise<StartupRow[]> {
-  const { rounds, pgAdminUrl } = options;
+  const { rounds } = options;
   if (!Number.isSafeInteger(rounds) || rounds < 2) throw new Error('rounds must be a whole number of at least 2');
   const progress = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const scratch = mkdtempSync(join(tmpdir(), 'wallet-bench-startup-'));
@@ -146,17 +144,11 @@ export async function runStartupBench(options: StartupOptions): Promise<StartupR
         continue;
       }
       if (dialect !== 'postgres') throw new Error(`BENCH_DIALECTS: unknown dialect ${dialect}`);
-      const database = `wallet_startup_${randomBytes(4).toString('hex')}`;
-      const admin = new pg.Client({ connectionString: pgAdminUrl });
-      await admin.connect();
+      const database = await scratchPostgresDatabase();
       try {
-        await admin.query(`CREATE DATABASE ${database}`);
-        const url = new URL(pgAdminUrl);
-        url.pathname = `/${database}`;
-        rows.push(await benchDialect('postgres', url.toString(), join(scratch, 'data-pg'), bare, rounds, progress));
+        rows.push(await benchDialect('postgres', database.url, join(scratch, 'data-pg'), bare, rounds, progress));
       } finally {
-        await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-        await admin.end();
+        await database.drop();
       }
     }
     const print = options.print ?? ((text: string) => process.stdout.write(text));
@@ -173,6 +165,5 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
   await runStartupBench({
     rounds: Number(process.env.BENCH_STARTUP_ROUNDS ?? 10),
     dialects: (process.env.BENCH_DIALECTS ?? 'sqlite,postgres').split(',').filter(Boolean),
-    pgAdminUrl: process.env.WALLET_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
   });
 }
