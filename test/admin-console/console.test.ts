@@ -215,8 +215,13 @@ eachDialect('admin console in headless Chromium, against the reference server', 
   }
 
   async function logIn(page: Page, scope: 'full' | 'read'): Promise<void> {
+    const before = pageTokens.length;
     await page.click('#login');
     await page.locator('#session', { hasText: new RegExp(`^Logged in: ${scope} admin`) }).waitFor({ timeout: 10_000 });
+    // The login's token is read from its response off the page's events and can land after the page shows the session: wait for it, so pageTokens.at(-1) is this login's.
+    for (const started = Date.now(); pageTokens.length === before; await new Promise((resolve) => setTimeout(resolve, 10))) {
+      if (Date.now() - started > 10_000) throw new Error('the page logged in but its login answer was not seen');
+    }
   }
 
   const shoot = async (page: Page, name: string) => {
