@@ -29,6 +29,14 @@ function watchStatements(knex: Knex): Statements {
   return state;
 }
 
+/** Holds the thread for `ms`, as a slow machine or a long GC would. */
+function busyFor(ms: number): void {
+  const until = performance.now() + ms;
+  while (performance.now() < until) {
+    // spin
+  }
+}
+
 eachDialect('storage: deleteInBatches', (dialect) => {
   const t = useTestBackend(dialect, { listen: false });
   const knex = () => t.backend.db.knex;
@@ -116,6 +124,10 @@ eachDialect('storage: deleteInBatches', (dialect) => {
       batchSize: 10,
       onBatch: () => {
         statements.inFlight = false;
+        // Keep the loop busy after the answer (a microtask runs once the pause is scheduled):
+        // a pause that is only a timer would be due by the loop's next timers phase, which
+        // comes before its check phase, and the next statement would go out before the tick.
+        queueMicrotask(() => busyFor(50));
       },
     });
     finished = true;

@@ -50,7 +50,13 @@ export async function deleteInBatches(knex: Knex, table: string, where: Where, o
   }
 }
 
-/** Lets everything waiting on the event loop run: at least one turn (setImmediate), longer when asked. */
-function pause(ms: number): Promise<void> {
-  return new Promise((resolve) => (ms > 0 ? setTimeout(resolve, ms) : setImmediate(resolve)));
+/**
+ * Lets everything waiting on the event loop run: always one full turn through setImmediate
+ * first, then longer when asked. A timer alone is not a turn: the loop's timers phase comes
+ * before its check phase, so a short timer could fire (and the next statement go out) before
+ * work queued with setImmediate ever ran.
+ */
+async function pause(ms: number): Promise<void> {
+  await new Promise<void>((resolve) => setImmediate(resolve));
+  if (ms > 0) await new Promise<void>((resolve) => setTimeout(resolve, ms));
 }
