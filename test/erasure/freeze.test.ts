@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { erasurePlugin } from '@wallet/erasure';
 import type { WalletPlugin } from '@wallet/backend-core';
-import { BtcKey, createTestBackend, eachDialect, extensionBody, NostrKey, websiteLogin, type SigningKey, type TestBackend, type TestResponse } from '../harness/index.js';
+import { BtcKey, createTestBackend, eachDialect, extensionBody, holdTransaction, NostrKey, waitingOn, websiteLogin, type SigningKey, type TestBackend, type TestResponse } from '../harness/index.js';
 import { API, confirmPath, proof, requestAndConfirm } from './harness.js';
 
 const HOUR_MS = 3_600_000;
@@ -123,17 +123,62 @@ eachDialect('erasure: a confirmed erasure freezes the account', (dialect) => {
     expect((await t.client.get(`${API}/auth/me`, { token: a.tokens.access_token })).status).to.equal(401);
   });
 
-  it('refresh of a session still live while frozen (as if it had escaped the revocation): 403 account_erasure_pending, nothing rotated; after cancel it rotates', async () => {
+  // A refresh runs no guard: confirmation's revocation, ordered with the refresh's one statement
+  // by the user row, is what stops it. The confirmation is held after it locked the user row (its
+  // request row is locked by the test); the refresh provably waits for it on Postgres.
+  it('a refresh arriving while a confirmation holds the user row waits for it, then answers 403 account_erasure_pending with nothing rotated', async () => {
     const a = await account(t);
-    const id = await requestAndConfirm(t, a.nostr);
-    await t.backend.db.knex('sessions').where({ user_id: a.id }).update({ revoked_at: null });
-    const sessions = await sessionsOf(t, a.id);
-    const refused = await t.client.post(`${API}/auth/refresh`, { refresh_token: a.tokens.refresh_token });
-    expect([refused.status, refused.body.error]).to.deep.equal([403, PENDING]);
-    expect(await sessionsOf(t, a.id)).to.deep.equal(sessions);
-    await t.client.delete(cancelPath(id), await proof(t, a.nostr, 'erasure_cancel', cancelPath(id), 'DELETE'));
-    const rotated = await t.client.post(`${API}/auth/refresh`, { refresh_token: a.tokens.refresh_token });
-    expect([rotated.status, rotated.body.user_id]).to.deep.equal([200, a.id]);
+    const knex = t.backend.db.knex;
+    const requested = await t.client.post(`${API}/account/erasure`, await proof(t, a.nostr, 'erasure_request', `${API}/account/erasure`));
+    const id = requested.body.erasure_id as string;
+    const confirmBody = await proof(t, a.nostr, 'erasure_confirm', confirmPath(id));
+    const before = await sessionsOf(t, a.id);
+    const request = await holdTransaction(knex, (trx) => (dialect === 'postgres' ? trx.raw('select id from erasure_requests where id = ? for update', [id]) : trx.raw('select 1')));
+    let confirmed = false;
+    let refreshed = false;
+    try {
+      const confirming = t.client.post(confirmPath(id), confirmBody).finally(() => (confirmed = true));
+      const confirmation = await waitingOn(knex, request, { statement: /^update "erasure_requests"/i, settled: () => confirmed });
+      const refreshing = t.client.post(`${API}/auth/refresh`, { refresh_token: a.tokens.refresh_token }).finally(() => (refreshed = true));
+      await waitingOn(knex, confirmation ?? request, { statement: /^with "?transitioned"? as \(update "sessions"/i, alreadyWaiting: 1, settled: () => refreshed });
+      await request.release();
+      const [confirmation2, refresh] = await Promise.all([confirming, refreshing]);
+      expect([confirmation2.status, confirmation2.body.status], confirmation2.text).to.deep.equal([200, 'confirmed']);
+      if (dialect === 'postgres' || refresh.status !== 200) {
+        expect([refresh.status, refresh.body.error]).to.deep.equal([403, PENDING]);
+        expect((await sessionsOf(t, a.id)).map((row) => row.id), 'nothing rotated').to.deep.equal(before.map((row) => row.id));
+      }
+      // (SQLite serialises whole requests on one connection: a refresh that got it first ran wholly before the confirmation.)
+    } finally {
+      if (!request.trx.isCompleted()) await request.release();
+    }
+    expect(await liveSessions(t, a.id), 'no session outlives the confirmation').to.equal(0);
+  });
+
+  it('a refresh holding the user row when the confirmation comes: the confirmation waits, then ends the session the refresh made', async () => {
+    const a = await account(t);
+    const knex = t.backend.db.knex;
+    const requested = await t.client.post(`${API}/account/erasure`, await proof(t, a.nostr, 'erasure_request', `${API}/account/erasure`));
+    const id = requested.body.erasure_id as string;
+    const confirmBody = await proof(t, a.nostr, 'erasure_confirm', confirmPath(id));
+    // Stops the refresh's statement at the session row, after its share lock on the user row.
+    const sessionRow = await holdTransaction(knex, (trx) => (dialect === 'postgres' ? trx.raw('select id from sessions where user_id = ? for update', [a.id]) : trx.raw('select 1')));
+    let confirmed = false;
+    let refreshed = false;
+    try {
+      const refreshing = t.client.post(`${API}/auth/refresh`, { refresh_token: a.tokens.refresh_token }).finally(() => (refreshed = true));
+      const rotation = await waitingOn(knex, sessionRow, { statement: /^with "?transitioned"? as \(update "sessions"/i, settled: () => refreshed });
+      const confirming = t.client.post(confirmPath(id), confirmBody).finally(() => (confirmed = true));
+      await waitingOn(knex, rotation ?? sessionRow, { statement: /from "users"/i, alreadyWaiting: 1, settled: () => confirmed });
+      await sessionRow.release();
+      const [refresh, confirmation] = await Promise.all([refreshing, confirming]);
+      expect(refresh.status, refresh.text).to.equal(200);
+      expect([confirmation.status, confirmation.body.status], confirmation.text).to.deep.equal([200, 'confirmed']);
+      expect((await t.client.get(`${API}/auth/me`, { token: refresh.body.access_token })).status, 'the refreshed session was ended').to.equal(401);
+    } finally {
+      if (!sessionRow.trx.isCompleted()) await sessionRow.release();
+    }
+    expect(await liveSessions(t, a.id)).to.equal(0);
   });
 
   it('only the frozen account: another account logs in and refreshes as before', async () => {
@@ -211,9 +256,9 @@ eachDialect('erasure: a login racing the confirmation', (dialect) => {
   });
 });
 
-eachDialect('erasure: the freeze costs a refresh nothing while erasure is off', (dialect) => {
+eachDialect('erasure: the freeze costs a refresh nothing', (dialect) => {
   for (const enabled of [false, true]) {
-    it(`erasure ${enabled ? 'on: the refresh runs its guard after core’s, in the transaction with the rotation' : 'off: only core’s suspension guard (one locking read) precedes the rotation'}`, async () => {
+    it(`erasure ${enabled ? 'on' : 'off'}: a refresh is the rotation alone, no guard and no transaction of its own`, async () => {
       const t = await createTestBackend(dialect, { plugins: [erasurePlugin({ enabled })] });
       try {
         const a = await account(t);
@@ -223,11 +268,9 @@ eachDialect('erasure: the freeze costs a refresh nothing while erasure is off', 
         const res = await t.client.post(`${API}/auth/refresh`, { refresh_token: a.tokens.refresh_token });
         t.backend.db.knex.off('query', record);
         expect(res.status, res.text).to.equal(200);
-        // Postgres rotates in one statement (a data-modifying WITH); SQLite in two. Core's guard reads
-        // (and locks) the user row for its suspension; erasure's guard adds its lock and its check.
-        const rotation = dialect === 'postgres' ? ['with'] : ['update', 'insert'];
-        const guards = enabled ? ['select', 'select', 'select'] : ['select'];
-        expect(seen).to.deep.equal(['begin', ...guards, ...rotation, 'commit']);
+        // Postgres rotates in one statement (a data-modifying WITH that share-locks the user row);
+        // SQLite in two, in the transaction its single writer needs for them.
+        expect(seen).to.deep.equal(dialect === 'postgres' ? ['with'] : ['begin', 'update', 'insert', 'commit']);
       } finally {
         await t.close();
       }

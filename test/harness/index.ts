@@ -16,3 +16,4 @@ export { everyFeatureConfig, fullOpenApiDocument } from './openapi.js';
 export * from './raw-http.js';
 export * from './nip44.js';
 export * from './statements.js';
+export * from './locks.js';

@@ -108,8 +108,10 @@ export class ErasureService {
     if (row.status === ERASURE_STATUS.confirmed) return this.view(row);
     const dueAt = new Date(now.getTime() + graceMs);
     const confirmed = await db.knex.transaction(async (trx) => {
-      // The same lock as the session guard's: a login or refresh either stores its session
-      // before this (and the revocation below ends it) or sees the request confirmed.
+      // The same lock as the session guard's: a login either stores its session before this
+      // (and the revocation below ends it) or sees the request confirmed. A refresh share-locks
+      // this row in its one statement: it rotates before this (the revocation ends its
+      // successor) or waits and finds its session revoked.
       await this.deps.users.lock(trx, userId);
       const moved = await db.transitionOne<StoredRequest>(
         ERASURE_TABLE,

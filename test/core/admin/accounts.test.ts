@@ -2,29 +2,21 @@ import { expect } from 'chai';
 import { nip19 } from 'nostr-tools';
 import { createRelayAdmission, REFUSALS } from '@wallet/relay-admission';
 import type { WalletPlugin } from '@wallet/backend-core';
-import { adminLogin, bootstrapAdmin, BtcKey, eachDialect, extensionBody, NostrKey, seedUser, useTestBackend, type TestBackend } from '../../harness/index.js';
+import { adminLogin, bootstrapAdmin, BtcKey, eachDialect, extensionBody, holdTransaction, NostrKey, seedUser, useTestBackend, waitingOn, type TestBackend } from '../../harness/index.js';
 import { signed } from '../../relay-admission/world.js';
 import { adminPlugin } from '../../../packages/core/src/admin/plugin.js';
 
 const API = '/api/v1';
 
-/** While armed, a session guard that holds its transaction (after core's guard locked the user row) until released. */
-const pause = { armed: false, entered: () => {}, release: Promise.resolve() };
 /** The export as the erasure feature collects it. */
 let collectExport: (userId: string) => Promise<Record<string, Record<string, unknown>>>;
 
-/** A plugin with a section in the account view, as tips or premium add theirs, and the pausing guard. */
+/** A plugin with a section in the account view, as tips or premium add theirs. */
 const summaryProbe: WalletPlugin = {
   name: 'probe',
   setup(ctx) {
     ctx.hooks.onUserSummary(async (userId) => ({ seen: userId.length }));
     collectExport = (userId) => ctx.hooks.collectUserExport(userId);
-    ctx.auth.addSessionGuard(async () => {
-      if (!pause.armed) return;
-      pause.armed = false;
-      pause.entered();
-      await pause.release;
-    });
   },
 };
 
@@ -153,34 +145,77 @@ eachDialect('admin: accounts (find, view, suspend, reinstate)', (dialect) => {
     expect(await t.backend.db.knex('admin_audit').count({ n: '*' }).first()).to.deep.equal(auditBefore);
   });
 
-  it('a refresh racing a suspension: the refresh holding the user row finishes first, and the suspension then ends the session it made', async () => {
+  it('a session of a suspended account made live again by hand still does not refresh: the rotation itself requires the account not suspended (403, nothing rotated)', async () => {
     const { token } = await adminSession(t);
     const { userId, refresh } = await account();
-    let release!: () => void;
-    const entered = new Promise<void>((resolve) => {
-      pause.entered = resolve;
-    });
-    pause.release = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    pause.armed = true;
-    const refreshing = t.client.post(`${API}/auth/refresh`, { refresh_token: refresh });
-    await entered;
-    // The refresh is inside its transaction, past core's guard: the suspension starts now and must wait for it.
-    let suspensionDone = false;
-    const suspending = t.client.post(`${API}/admin/users/${userId}/suspend`, { reason: 'race' }, { token }).finally(() => {
-      suspensionDone = true;
-    });
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(suspensionDone, 'the suspension waits for the refresh holding the row').to.equal(false);
-    release();
-    const [refreshed, suspension] = await Promise.all([refreshing, suspending]);
-    expect(refreshed.status, refreshed.text).to.equal(200);
-    expect(suspension.status, suspension.text).to.equal(200);
-    expect((await t.client.get(`${API}/auth/me`, { token: refreshed.body.access_token })).status, 'the refreshed session was ended').to.equal(401);
-    const live = await t.backend.db.knex('sessions').where({ user_id: userId }).whereNull('revoked_at').count({ n: '*' }).first();
+    expect((await t.client.post(`${API}/admin/users/${userId}/suspend`, { reason: 'spam' }, { token })).status).to.equal(200);
+    await t.backend.db.knex('sessions').where({ user_id: userId }).update({ revoked_at: null });
+    const before = await t.backend.db.knex('sessions').where({ user_id: userId }).orderBy('id');
+    const refused = await t.client.post(`${API}/auth/refresh`, { refresh_token: refresh });
+    expect([refused.status, refused.body.error?.code]).to.deep.equal([403, 'account_suspended']);
+    expect(await t.backend.db.knex('sessions').where({ user_id: userId }).orderBy('id')).to.deep.equal(before);
+  });
+
+  // A refresh runs no guard and no transaction: one statement that share-locks the user's row.
+  // These prove it is ordered with a suspension (which locks that row, then revokes the
+  // sessions) both ways round, with the two provably overlapping: on Postgres each waits on the
+  // other's row lock; on SQLite both queue for the one connection a held transaction has.
+  it('a suspension holding the user row, then a refresh: the refresh waits, finds its session ended and answers 403 account_suspended', async () => {
+    const { token } = await adminSession(t);
+    const { userId, refresh } = await account();
+    const knex = t.backend.db.knex;
+    // Stops the suspension at its audit entry, after it locked the user, set the suspension and revoked the sessions.
+    const audit = await holdTransaction(knex, (trx) => (dialect === 'postgres' ? trx.raw('lock table admin_audit in exclusive mode') : trx.raw('select 1')));
+    let suspended = false;
+    let refreshed = false;
+    const suspending = t.client.post(`${API}/admin/users/${userId}/suspend`, { reason: 'race' }, { token }).finally(() => (suspended = true));
+    try {
+      const suspension = await waitingOn(knex, audit, { statement: /lock table "admin_audit"/i, settled: () => suspended });
+      const refreshing = t.client.post(`${API}/auth/refresh`, { refresh_token: refresh }).finally(() => (refreshed = true));
+      await waitingOn(knex, suspension ?? audit, { statement: /^with "?transitioned"? as \(update "sessions"/i, alreadyWaiting: 1, settled: () => refreshed });
+      await audit.release();
+      const [suspension2, refreshed2] = await Promise.all([suspending, refreshing]);
+      expect(suspension2.status, suspension2.text).to.equal(200);
+      if (dialect === 'postgres' || refreshed2.status !== 200) {
+        expect([refreshed2.status, refreshed2.body.error?.code], refreshed2.text).to.deep.equal([403, 'account_suspended']);
+      } else {
+        // SQLite serialises whole requests on its one connection, and the suspension's first
+        // statement is its admin's session check, not its transaction: the refresh may get the
+        // connection between them. Then it ran wholly first, and the suspension ended its session.
+        expect((await t.client.get(`${API}/auth/me`, { token: refreshed2.body.access_token })).status, 'the refreshed session was ended').to.equal(401);
+      }
+    } finally {
+      if (!audit.trx.isCompleted()) await audit.release();
+    }
+    const live = await knex('sessions').where({ user_id: userId }).whereNull('revoked_at').count({ n: '*' }).first();
     expect(Number(live!.n)).to.equal(0);
-    expect(JSON.parse((await t.backend.db.knex('admin_audit').where({ action: 'account_suspended' }).first()).details).sessions_ended).to.equal(1);
+    expect(JSON.parse((await knex('admin_audit').where({ action: 'account_suspended' }).first()).details).sessions_ended).to.equal(1);
+  });
+
+  it('a refresh holding the user row, then a suspension: the suspension waits, and then ends the session the refresh made', async () => {
+    const { token } = await adminSession(t);
+    const { userId, refresh } = await account();
+    const knex = t.backend.db.knex;
+    // Stops the refresh's statement at the session row, after its share lock on the user row.
+    const sessionRow = await holdTransaction(knex, (trx) => (dialect === 'postgres' ? trx.raw('select id from sessions where user_id = ? for update', [userId]) : trx.raw('select 1')));
+    let suspended = false;
+    let refreshed = false;
+    const refreshing = t.client.post(`${API}/auth/refresh`, { refresh_token: refresh }).finally(() => (refreshed = true));
+    try {
+      const rotation = await waitingOn(knex, sessionRow, { statement: /^with "?transitioned"? as \(update "sessions"/i, settled: () => refreshed });
+      const suspending = t.client.post(`${API}/admin/users/${userId}/suspend`, { reason: 'race' }, { token }).finally(() => (suspended = true));
+      await waitingOn(knex, rotation ?? sessionRow, { statement: /from "users"/i, alreadyWaiting: 1, settled: () => suspended });
+      await sessionRow.release();
+      const [refreshed2, suspension] = await Promise.all([refreshing, suspending]);
+      expect(refreshed2.status, refreshed2.text).to.equal(200);
+      expect(suspension.status, suspension.text).to.equal(200);
+      expect((await t.client.get(`${API}/auth/me`, { token: refreshed2.body.access_token })).status, 'the refreshed session was ended').to.equal(401);
+    } finally {
+      if (!sessionRow.trx.isCompleted()) await sessionRow.release();
+    }
+    const live = await knex('sessions').where({ user_id: userId }).whereNull('revoked_at').count({ n: '*' }).first();
+    expect(Number(live!.n)).to.equal(0);
+    expect(JSON.parse((await knex('admin_audit').where({ action: 'account_suspended' }).first()).details).sessions_ended).to.equal(1);
   });
 });
 

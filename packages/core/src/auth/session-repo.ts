@@ -67,6 +67,14 @@ export class SessionRepository {
    * id and platform) and inserts its successor, as ONE conditional step
    * (transitionOneAndInsert): of concurrent callers exactly one rotates, and a caller that
    * finds no live session inserts nothing. `true` when this caller rotated.
+   *
+   * The same statement share-locks the user's row and requires it not suspended. A change of
+   * account state that must end access (a suspension, an erasure's confirmation) locks that row
+   * (`users.lock`) and revokes the user's sessions in one transaction, so a rotation either
+   * commits before it (and its successor is revoked with the rest) or waits for it and finds
+   * its session revoked: no successor outlives the change, with no transaction here. The lock
+   * is an uncorrelated sub-SELECT, which Postgres runs before it locks any session row: the
+   * same order (user row, then sessions) as those changes, so the two cannot deadlock.
    */
   async rotate(
     match: { refreshTokenHash: string; userId: string; sessionId: string; platform: Platform },
@@ -81,7 +89,10 @@ export class SessionRepository {
         qb
           .where({ refresh_token_hash: match.refreshTokenHash, user_id: match.userId, id: match.sessionId, platform: match.platform })
           .whereNull('revoked_at')
-          .where('expires_at', '>', at),
+          .where('expires_at', '>', at)
+          .whereExists((user) => {
+            this.db.dialect.lockRowsForShare(user.select(1).from('users').where({ id: match.userId }).whereNull('suspended_at'));
+          }),
       { revoked_at: at },
       this.stored(successor),
       executor,

@@ -25,7 +25,9 @@ const BEARER = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/;
  * A check every new session of a user must pass (a plugin's, through the plugin contract): it
  * runs inside the transaction that stores the session and refuses by throwing. Whatever it
  * locks in `trx` is held until the session is stored, so a guard can serialise with the work
- * that changes its answer.
+ * that changes its answer. A refresh is not a new session and does not run it, except to say
+ * why a rotation failed: the work that makes a guard refuse must also revoke the user's
+ * sessions (`revokeAllForUser`) in its transaction, after locking the user's row.
  */
 export type SessionGuard = (userId: string, trx: Knex.Transaction) => Promise<void>;
 
@@ -67,7 +69,7 @@ export class SessionService implements Sessions {
     return response;
   }
 
-  /** Adds a guard that every later `start` and `refresh` runs (the plugin contract's `auth.addSessionGuard`). */
+  /** Adds a guard that every later `start` runs, and a refused `refresh` asks (the plugin contract's `auth.addSessionGuard`). */
   addGuard(guard: SessionGuard): void {
     this.guards.push(guard);
   }
@@ -78,20 +80,26 @@ export class SessionService implements Sessions {
    * pair. A rotated, revoked or expired token, or the loser of a concurrent refresh, gets 401.
    * The successor's tokens are signed before the database is touched, so the rotation is one
    * conditional step that holds no connection while tokens are signed.
+   *
+   * A refresh continues a live session; it opens none, so the guards do not gate it: an account
+   * state that must stop refreshes revokes the user's sessions when it is set (see
+   * `SessionRepository.rotate`, whose one statement is ordered with that change by the user's
+   * row). When the rotation fails, the guards say why: a refused account answers its guard's
+   * error (403 `account_suspended`, `account_erasure_pending`) rather than 401.
    */
   async refresh(refreshToken: string): Promise<AuthResponse> {
     const claims = await this.tokens.verify(refreshToken, 'refresh');
     if (claims === null) throw coreErrors.create.invalid_refresh_token();
     const { session, response } = await this.prepare(claims.sub, claims.platform);
     const match = { refreshTokenHash: this.peppers.pepper(refreshToken), userId: claims.sub, sessionId: claims.sid, platform: claims.platform };
-    const rotated = await this.guarded(claims.sub, this.db.knex, (executor) => this.sessions.rotate(match, session, session.createdAt, executor));
-    if (!rotated) throw coreErrors.create.invalid_refresh_token();
-    return response;
+    if (await this.sessions.rotate(match, session, session.createdAt)) return response;
+    await this.guarded(claims.sub, this.db.knex, async () => undefined);
+    throw coreErrors.create.invalid_refresh_token();
   }
 
   /**
    * `work` after every guard passed, in one transaction with them (the caller's, or a new one).
-   * Without guards `work` runs on `executor` as it is, so a refresh stays one statement.
+   * Without guards `work` runs on `executor` as it is.
    */
   private async guarded<T>(userId: string, executor: Executor, work: (executor: Executor) => Promise<T>): Promise<T> {
     if (this.guards.length === 0) return work(executor);

@@ -92,9 +92,13 @@ export interface PluginContext {
     /** Verifies a NIP-98 signed action (nonce + purpose + request descriptor) and consumes its nonce. */
     readonly signedActions: SignedActions;
     /**
-     * Adds a check that every new user session must pass: each login path and every refresh
-     * run the guards inside the transaction that stores the session (after the proof was
-     * checked), and a guard refuses by throwing an error of its package's catalogue.
+     * Adds a check that every new user session must pass: each login path runs the guards
+     * inside the transaction that stores the session (after the proof was checked), and a
+     * guard refuses by throwing an error of its package's catalogue. A refresh continues a
+     * live session and runs the guards only when its rotation failed, to answer the guard's
+     * error instead of 401: so the work that makes a guard start refusing must lock the user's
+     * row (`users.lock`) and revoke the user's sessions (`sessions.revokeAllForUser`) in its
+     * transaction, or sessions opened before it go on refreshing.
      */
     addSessionGuard(guard: SessionGuard): void;
   };

@@ -33,6 +33,15 @@ export interface Dialect {
    */
   lockRowsForUpdate<T extends Knex.QueryBuilder>(qb: T): T;
   /**
+   * Lock the rows a SELECT reads against writers until the statement's transaction ends, while
+   * letting other share-lockers through: Postgres `FOR SHARE`, which waits for a transaction
+   * holding `lockRowsForUpdate` on the row and makes such a locker wait for it. Inside one
+   * statement (an uncorrelated sub-SELECT, which Postgres runs before the rows the statement
+   * changes) it orders that statement before or after the row's writer. SQLite's single writer
+   * already serialises; unchanged there.
+   */
+  lockRowsForShare<T extends Knex.QueryBuilder>(qb: T): T;
+  /**
    * Serialise writers of one table until the transaction ends (hash-chain appends, ledgers).
    * Postgres takes an EXCLUSIVE table lock (readers still proceed); SQLite already serialises.
    */
@@ -125,6 +134,7 @@ const postgres: Dialect = {
   synchronousDriver: false,
   lockRowsSkipLocked: (qb) => qb.forUpdate().skipLocked() as typeof qb,
   lockRowsForUpdate: (qb) => qb.forNoKeyUpdate() as typeof qb,
+  lockRowsForShare: (qb) => qb.forShare() as typeof qb,
   cancelAfter: (qb, ms) => qb.timeout(ms, { cancel: true }) as typeof qb,
   ascNullsFirst: (column) => `${plainName(column)} asc nulls first`,
   rowAddress: 'ctid',
@@ -179,6 +189,7 @@ const sqlite: Dialect = {
   synchronousDriver: true,
   lockRowsSkipLocked: (qb) => qb,
   lockRowsForUpdate: (qb) => qb,
+  lockRowsForShare: (qb) => qb,
   cancelAfter: (qb) => qb,
   ascNullsFirst: (column) => `${plainName(column)} asc`,
   rowAddress: 'rowid',
