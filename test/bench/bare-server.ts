@@ -182,7 +182,12 @@ async function refresh(body: Record<string, unknown>) {
     qb
       .where({ refresh_token_hash: peppers.pepper(token), user_id: claims.sub, id: claims.sid, platform: claims.platform })
       .whereNull('revoked_at')
-      .where('expires_at', '>', at);
+      .where('expires_at', '>', at)
+      // The wallet's rotation share-locks the user's row and requires it not suspended (session-repo.ts).
+      .whereExists((user) => {
+        const live = user.select(1).from('users').where({ id: claims.sub }).whereNull('suspended_at');
+        if (!sqlite) live.forShare();
+      });
   // transitionOneAndInsert: on SQLite a transaction of the two statements, on Postgres one statement.
   let revoked: number;
   if (sqlite) {

@@ -43,6 +43,8 @@ export {
   transitionOneAndInsert,
   insertOrNull,
   deleteInBatches,
+  PreparedStatement,
+  PreparedTransitionThenInsert,
   type DeleteInBatchesOptions,
   isUniqueViolation,
   uniqueViolationOf,

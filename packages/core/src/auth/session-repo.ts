@@ -1,5 +1,5 @@
 import type { Platform } from '../http/index.js';
-import { readOptionalTime, readTime, type Database, type Executor } from '../storage/index.js';
+import { lockRowsForShare, PreparedStatement, PreparedTransitionThenInsert, readOptionalTime, readTime, type Database, type Executor } from '../storage/index.js';
 
 export interface SessionRow {
   id: string;
@@ -21,6 +21,54 @@ interface StoredSession {
 }
 
 const TABLE = 'sessions';
+
+/** What a rotation binds: the session it retires and its successor (same user and platform). */
+interface RotationParams extends Record<string, unknown> {
+  refreshTokenHash: string;
+  userId: string;
+  sessionId: string;
+  platform: Platform;
+  now: Date | string;
+  newId: string;
+  newRefreshTokenHash: string;
+  newCreatedAt: Date | string;
+  newExpiresAt: Date | string;
+}
+
+/** A refresh's one statement (see `SessionRepository.rotate`). */
+const ROTATION = new PreparedTransitionThenInsert<RotationParams>(
+  'session_rotation',
+  TABLE,
+  (qb, param) =>
+    qb
+      .where({ refresh_token_hash: param('refreshTokenHash'), user_id: param('userId'), id: param('sessionId'), platform: param('platform') })
+      .whereNull('revoked_at')
+      .where('expires_at', '>', param('now'))
+      .whereExists((user) => {
+        lockRowsForShare(user.select(1).from('users').where({ id: param('userId') }).whereNull('suspended_at'));
+      }),
+  (param) => ({ revoked_at: param('now') }),
+  (param) => ({
+    id: param('newId'),
+    user_id: param('userId'),
+    platform: param('platform'),
+    refresh_token_hash: param('newRefreshTokenHash'),
+    created_at: param('newCreatedAt'),
+    expires_at: param('newExpiresAt'),
+    revoked_at: null,
+  }),
+  ['id'],
+);
+
+/** The bearer check's read, on every authenticated request. */
+const LIVE_SESSION = new PreparedStatement<{ id: string; userId: string; now: Date | string }>('live_session', (knex, param) =>
+  knex(TABLE)
+    .select('id', 'user_id', 'platform', 'refresh_token_hash', 'created_at', 'expires_at', 'revoked_at')
+    .where({ id: param('id'), user_id: param('userId') })
+    .whereNull('revoked_at')
+    .where('expires_at', '>', param('now'))
+    .first(),
+);
 
 function fromStored(row: StoredSession): SessionRow {
   return {
@@ -53,12 +101,7 @@ export class SessionRepository {
 
   /** The session if it is live (not revoked, not expired) and belongs to `userId`. */
   async findLive(sessionId: string, userId: string, now: Date): Promise<SessionRow | null> {
-    const row = (await this.db
-      .knex<StoredSession>(TABLE)
-      .where({ id: sessionId, user_id: userId })
-      .whereNull('revoked_at')
-      .where('expires_at', '>', this.db.dialect.time(now))
-      .first()) as StoredSession | undefined;
+    const row = await LIVE_SESSION.first<StoredSession>(this.db.knex, { id: sessionId, userId, now: this.db.dialect.time(now) });
     return row ? fromStored(row) : null;
   }
 
@@ -82,21 +125,15 @@ export class SessionRepository {
     now: Date,
     executor: Executor = this.db.knex,
   ): Promise<boolean> {
-    const at = this.db.dialect.time(now);
-    const revoked = await this.db.transitionOneAndInsert<StoredSession>(
-      TABLE,
-      (qb) =>
-        qb
-          .where({ refresh_token_hash: match.refreshTokenHash, user_id: match.userId, id: match.sessionId, platform: match.platform })
-          .whereNull('revoked_at')
-          .where('expires_at', '>', at)
-          .whereExists((user) => {
-            this.db.dialect.lockRowsForShare(user.select(1).from('users').where({ id: match.userId }).whereNull('suspended_at'));
-          }),
-      { revoked_at: at },
-      this.stored(successor),
-      executor,
-    );
+    const { time } = this.db.dialect;
+    const revoked = await ROTATION.run<{ id: string }>(executor, {
+      ...match,
+      now: time(now),
+      newId: successor.id,
+      newRefreshTokenHash: successor.refreshTokenHash,
+      newCreatedAt: time(successor.createdAt),
+      newExpiresAt: time(successor.expiresAt),
+    });
     return revoked !== null;
   }
 

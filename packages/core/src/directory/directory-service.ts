@@ -1,7 +1,7 @@
 import { utf8ToBytes } from '@noble/hashes/utils.js';
 import { ASSETS, cryptonoteNetworkOf, type Asset, type ChainNetwork } from '../chains/index.js';
 import { assetSignatureShapeOk, verifyAssetSignature } from '../crypto/index.js';
-import type { Database } from '../storage/index.js';
+import { PreparedStatement, type Database } from '../storage/index.js';
 import { directoryErrors } from './errors.js';
 import { normaliseKey } from './key-forms.js';
 import { keyRegistrationMessage, type RegisterKeyRequest } from './key-proof.js';
@@ -27,6 +27,11 @@ export interface GrinAddressOwner {
  * Public directory reads and the key upsert. Unknown subjects get the same shape as known
  * ones (spec › Errors 2): lookups are not an existence oracle beyond what they must answer.
  */
+/** A handle's account (username lookup, NIP-05); a suspended account's entry is withdrawn while the suspension lasts. */
+const USER_BY_NAME = new PreparedStatement<{ username: string }>('user_by_name', (knex, param) =>
+  knex('users').select('id', 'nostr_pubkey').where({ username: param('username') }).whereNull('suspended_at').first(),
+);
+
 export class DirectoryService {
   constructor(
     private readonly db: Database,
@@ -103,7 +108,6 @@ export class DirectoryService {
   }
 
   private async userByName(username: string): Promise<{ id: string; nostr_pubkey: string | null } | undefined> {
-    // A suspended account's entry is withdrawn while the suspension lasts.
-    return (await this.db.knex('users').select('id', 'nostr_pubkey').where({ username }).whereNull('suspended_at').first()) as { id: string; nostr_pubkey: string | null } | undefined;
+    return USER_BY_NAME.first<{ id: string; nostr_pubkey: string | null }>(this.db.knex, { username });
   }
 }

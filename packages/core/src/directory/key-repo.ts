@@ -1,7 +1,7 @@
 import type { Asset } from '../chains/index.js';
 import type { Clock } from '../clock/index.js';
 import { newId } from '../crypto/index.js';
-import type { Database, Executor } from '../storage/index.js';
+import { PreparedStatement, type Database, type Executor } from '../storage/index.js';
 import type { KeyType, ReceivingKey } from './key-forms.js';
 
 const TABLE = 'user_keys';
@@ -24,6 +24,14 @@ interface StoredKey {
   public_spend_key: string | null;
   proven_at: unknown;
 }
+
+/** Every key of one user, on every key listing, username lookup and receiving-key read. */
+const KEYS_OF_USER = new PreparedStatement<{ userId: string }>('keys_of_user', (knex, param) =>
+  knex(TABLE)
+    .select('user_id', 'asset', 'key_type', 'public_key', 'public_spend_key', 'proven_at')
+    .where({ user_id: param('userId') })
+    .orderBy([{ column: 'asset' }, { column: 'key_type' }]),
+);
 
 const toInfo = (row: StoredKey): UserKeyInfo => ({
   asset: row.asset,
@@ -88,8 +96,7 @@ export class KeyRepository {
   }
 
   async list(userId: string, executor: Executor = this.db.knex): Promise<UserKeyInfo[]> {
-    const rows = (await executor(TABLE).where({ user_id: userId }).orderBy([{ column: 'asset' }, { column: 'key_type' }])) as StoredKey[];
-    return rows.map(toInfo);
+    return (await KEYS_OF_USER.rows<StoredKey>(executor, { userId })).map(toInfo);
   }
 
   async find(userId: string, asset: Asset, keyType: KeyType, executor: Executor = this.db.knex): Promise<UserKeyInfo | null> {

@@ -62,6 +62,19 @@ export interface Dialect {
    * Never more than one row: on Postgres `row`'s primary key makes a second insert fail the
    * statement.
    */
+  /**
+   * The one statement of `transitionThenInsert` where the dialect has one (Postgres), to run or
+   * to prepare (`PreparedTransitionThenInsert`); absent where it takes two (SQLite).
+   */
+  transitionThenInsertStatement?: (
+    executor: Executor,
+    table: string,
+    where: (qb: Knex.QueryBuilder) => void,
+    set: Record<string, unknown>,
+    row: Record<string, unknown>,
+    /** The columns of the transitioned row to return; every column (`*`) by default. */
+    returning?: string[],
+  ) => Knex.Raw;
   transitionThenInsert(
     executor: Executor,
     table: string,
@@ -153,17 +166,19 @@ const postgres: Dialect = {
   async deleteReturning<T>(executor: Knex | Knex.Transaction, table: string, where: (qb: Knex.QueryBuilder) => void) {
     return (await executor(table).where(where).delete().returning('*')) as T[];
   },
-  async transitionThenInsert(executor, table, where, set, row) {
-    const update = executor(table).where(where).update(set).returning('*').toSQL();
+  transitionThenInsertStatement: (executor, table, where, set, row, returning = ['*']) => {
+    const update = executor(table).where(where).update(set).returning(returning).toSQL();
     const columns = Object.keys(row);
     const list = (mark: string) => columns.map(() => mark).join(', ');
     // The parameters of the INSERT's SELECT take the target columns' types (Postgres resolves
     // unknown-typed SELECT outputs of an INSERT against its columns), as a VALUES list would.
-    const result = (await executor.raw(
+    return executor.raw(
       `with transitioned as (${update.sql}), inserted as (insert into ?? (${list('??')}) select ${list('?')} from transitioned) select * from transitioned`,
       [...update.bindings, table, ...columns, ...Object.values(row)] as Knex.RawBinding[],
-    )) as { rows: unknown[] };
-    return result.rows;
+    );
+  },
+  async transitionThenInsert(executor, table, where, set, row) {
+    return ((await postgres.transitionThenInsertStatement!(executor, table, where, set, row)) as { rows: unknown[] }).rows;
   },
   async writeOnce(trx, table, column) {
     const name = `${table}_${column}_write_once`;
@@ -252,6 +267,11 @@ export function dialectOf(executor: Knex | Knex.Transaction): Dialect {
   const dialect = typeof client === 'string' ? CLIENTS[client] : undefined;
   if (dialect === undefined) throw new Error(`unsupported knex client ${String(client)}: use pg or better-sqlite3`);
   return dialect;
+}
+
+/** `qb`'s rows share-locked until its statement's transaction ends, as its dialect can (`Dialect.lockRowsForShare`). */
+export function lockRowsForShare<T extends Knex.QueryBuilder>(qb: T): T {
+  return dialectOf(qb as unknown as Knex).lockRowsForShare(qb);
 }
 
 /** `qb` cancelled in the database once it has run `ms`, as its dialect can (`Dialect.cancelAfter`). */

@@ -1,6 +1,7 @@
 export type { Knex } from 'knex';
 export {
   cancelAfter,
+  lockRowsForShare,
   dialectFor,
   isUniqueViolation,
   uniqueViolationOf,
@@ -21,6 +22,7 @@ export { consumeOne, transitionOne, transitionOneAndInsert, insertOrNull, type E
 export { createDatabase, type Database } from './database.js';
 export { inTransaction } from './single-row.js';
 export { deleteInBatches, type DeleteInBatchesOptions } from './batched-delete.js';
+export { PreparedStatement, PreparedTransitionThenInsert } from './prepared.js';
 export { isUuid } from './uuid.js';
 export { poolUse, type PoolUse } from './pool-use.js';
 export { runMigrations, appliedMigrations, ledgerIdOf, checkMigrationSets, LEDGER_TABLE, type Migration, type MigrationSet } from './migrator.js';

@@ -1,7 +1,7 @@
 import type { Clock } from '../clock/index.js';
 import { normaliseUsername } from '../directory/index.js';
 import { cancellingTimeout } from '../metrics/index.js';
-import { isUuid, readOptionalTime, readTime, type Database, type Knex } from '../storage/index.js';
+import { isUuid, PreparedStatement, readOptionalTime, readTime, type Database, type Knex } from '../storage/index.js';
 
 /** The caller's own view of their account (spec: UserInfo). */
 export interface UserInfo {
@@ -12,6 +12,11 @@ export interface UserInfo {
   premium_active: boolean;
   created_at: string;
 }
+
+/** `GET /auth/me`'s read, on every call of it. */
+const USER_INFO = new PreparedStatement<{ id: string }>('user_info', (knex, param) =>
+  knex('users').select('id', 'username', 'nostr_pubkey', 'premium_until', 'created_at').where({ id: param('id') }).first(),
+);
 
 interface StoredUser {
   id: string;
@@ -148,11 +153,7 @@ export class UserRepository {
   }
 
   async findInfo(userId: string): Promise<UserInfo | null> {
-    const row = (await this.db
-      .knex<StoredUser>('users')
-      .select('id', 'username', 'nostr_pubkey', 'premium_until', 'created_at')
-      .where({ id: userId })
-      .first()) as StoredUser | undefined;
+    const row = await USER_INFO.first<StoredUser>(this.db.knex, { id: userId });
     if (!row) return null;
     const premiumUntil = readOptionalTime(row.premium_until);
     return {
