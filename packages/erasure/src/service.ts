@@ -1,10 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { isUniqueViolation, nextAfter, readOptionalTime, readTime, type Clock, type Database, type Knex, type Logger, type PluginContext } from '@wallet/backend-core';
+import { isUniqueViolation, nextAfter, PreparedStatement, readOptionalTime, readTime, type Clock, type Database, type Knex, type Logger, type PluginContext } from '@wallet/backend-core';
 import { erasureErrors } from './errors.js';
 import { ERASURE_TABLE, SWEEP_RUN_TABLE } from './migrations.js';
 import { CONFIRM_WINDOW_MS, SWEEP_BATCH } from './options.js';
 import { ERASURE_STATUS, LIVE_STATUSES, PURPOSE, type ErasurePurpose, type ErasureStatus } from './request.js';
 import type { AdminRequestsQuery, AdminRequestsResponse, ErasureResponse, ExportResponse, ProofRequest, StuckResponse, SweepRunResponse } from './schemas.js';
+
+/** The freeze check every login of every account runs (`guardSession`). */
+const CONFIRMED_REQUEST = new PreparedStatement<{ userId: string; status: string }>('erasure_confirmed_request', (knex, param) =>
+  knex(ERASURE_TABLE).select('id').where({ user_id: param('userId'), status: param('status') }).first(),
+);
 
 interface StoredRequest {
   id: string;
@@ -135,7 +140,7 @@ export class ErasureService {
    */
   async guardSession(userId: string, trx: Knex.Transaction): Promise<void> {
     await this.deps.users.lock(trx, userId);
-    const frozen = (await trx(ERASURE_TABLE).where({ user_id: userId, status: ERASURE_STATUS.confirmed }).first('id')) as { id: string } | undefined;
+    const frozen = await CONFIRMED_REQUEST.first<{ id: string }>(trx, { userId, status: ERASURE_STATUS.confirmed });
     if (frozen !== undefined) throw erasureErrors.create.account_erasure_pending();
   }
 

@@ -6,6 +6,7 @@ import { normaliseUsername, type Nip05Cache } from '../directory/index.js';
 import type { HookRegistry } from '../hooks/index.js';
 import type { AdminAuth } from '../http/index.js';
 import { isUuid, readOptionalTime, readTime, type Database, type Knex } from '../storage/index.js';
+import type { UserRepository } from '../users/index.js';
 import type { AuditChain } from './audit.js';
 import { adminErrors } from './errors.js';
 
@@ -37,6 +38,7 @@ export interface AccountAdminDeps {
   audit: AuditChain;
   hooks: HookRegistry;
   nip05Cache: Nip05Cache;
+  users: UserRepository;
 }
 
 /** At most this many accounts answer one search (every match is exact, so more means a shared key). */
@@ -170,8 +172,6 @@ export class AccountAdmin {
 
   /** The user's row locked until `trx` ends: undefined for no such user, else its suspension time or null. */
   private async lockedSuspension(trx: Knex.Transaction, id: string): Promise<Date | null | undefined> {
-    if (!isUuid(id)) return undefined;
-    const row = (await this.deps.db.dialect.lockRowsForUpdate(trx('users').select('suspended_at').where({ id })).first()) as { suspended_at: unknown } | undefined;
-    return row === undefined ? undefined : readOptionalTime(row.suspended_at);
+    return this.deps.users.lockedSuspension(trx, id);
   }
 }

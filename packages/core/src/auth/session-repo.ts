@@ -60,6 +60,21 @@ const ROTATION = new PreparedTransitionThenInsert<RotationParams>(
   ['id'],
 );
 
+/** A new session's row, on every login. */
+const NEW_SESSION = new PreparedStatement<{ id: string; userId: string; platform: Platform; refreshTokenHash: string; createdAt: Date | string; expiresAt: Date | string }>(
+  'session_insert',
+  (knex, param) =>
+    knex(TABLE).insert({
+      id: param('id'),
+      user_id: param('userId'),
+      platform: param('platform'),
+      refresh_token_hash: param('refreshTokenHash'),
+      created_at: param('createdAt'),
+      expires_at: param('expiresAt'),
+      revoked_at: null,
+    }),
+);
+
 /** The bearer check's read, on every authenticated request. */
 const LIVE_SESSION = new PreparedStatement<{ id: string; userId: string; now: Date | string }>('live_session', (knex, param) =>
   knex(TABLE)
@@ -96,7 +111,15 @@ export class SessionRepository {
   constructor(private readonly db: Database) {}
 
   async insert(executor: Executor, session: NewSession): Promise<void> {
-    await executor(TABLE).insert(this.stored(session));
+    const { time } = this.db.dialect;
+    await NEW_SESSION.rows(executor, {
+      id: session.id,
+      userId: session.userId,
+      platform: session.platform,
+      refreshTokenHash: session.refreshTokenHash,
+      createdAt: time(session.createdAt),
+      expiresAt: time(session.expiresAt),
+    });
   }
 
   /** The session if it is live (not revoked, not expired) and belongs to `userId`. */
@@ -145,19 +168,6 @@ export class SessionRepository {
       .whereNull('revoked_at')
       .update({ revoked_at: this.db.dialect.time(now) });
     return count > 0;
-  }
-
-  private stored(session: NewSession): Record<string, unknown> {
-    const { time } = this.db.dialect;
-    return {
-      id: session.id,
-      user_id: session.userId,
-      platform: session.platform,
-      refresh_token_hash: session.refreshTokenHash,
-      created_at: time(session.createdAt),
-      expires_at: time(session.expiresAt),
-      revoked_at: null,
-    };
   }
 
   /** Revokes every live session of a user (erasure confirmation, admin action); returns how many. */

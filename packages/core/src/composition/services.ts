@@ -81,7 +81,7 @@ export function buildCoreServices({ settings, db, clock, logger, metrics, rateLi
   const adminSessions = new AdminSessionStore(db, adminKeys, clock, settings.adminSessionSecret, settings.adminSessionTtlSec);
   const operatorSettings = new OperatorSettings(db, integrity, clock, () => settings, adminLogger);
   const nip05Cache = new Nip05Cache(() => settings.nip05CacheTtlSec * 1000, clock);
-  const accounts = new AccountAdmin({ db, clock, sessions, audit, hooks, nip05Cache });
+  const accounts = new AccountAdmin({ db, clock, sessions, audit, hooks, nip05Cache, users });
   // Core's guard first: a suspended account opens no session, whatever a plugin's guard would say.
   sessions.addGuard((userId, trx) => accounts.refuseSuspended(userId, trx));
   const greenfield =

@@ -33,6 +33,56 @@ const KEYS_OF_USER = new PreparedStatement<{ userId: string }>('keys_of_user', (
     .orderBy([{ column: 'asset' }, { column: 'key_type' }]),
 );
 
+interface UpsertParams extends Record<string, unknown> {
+  id: string;
+  userId: string;
+  asset: Asset;
+  keyType: KeyType;
+  publicKey: string;
+  publicSpendKey: string | null;
+  now: Date | string;
+  provenAt: Date | string | null;
+}
+
+/**
+ * `upsert`, prepared in its two forms: a proven key (the login's BTC key) is stored proven; an
+ * advertised one keeps the proof only while its public key is unchanged.
+ */
+function upsertStatement(proven: boolean): PreparedStatement<UpsertParams> {
+  return new PreparedStatement<UpsertParams>(proven ? 'user_key_upsert_proven' : 'user_key_upsert_advertised', (knex, param) =>
+    knex(TABLE)
+      .insert({
+        id: param('id'),
+        user_id: param('userId'),
+        asset: param('asset'),
+        key_type: param('keyType'),
+        public_key: param('publicKey'),
+        public_spend_key: param('publicSpendKey'),
+        created_at: param('now'),
+        updated_at: param('now'),
+        proven_at: param('provenAt'),
+      })
+      .onConflict(['user_id', 'asset', 'key_type'])
+      .merge({
+        public_key: param('publicKey'),
+        public_spend_key: param('publicSpendKey'),
+        updated_at: param('now'),
+        proven_at: proven ? param('provenAt') : knex.raw(`CASE WHEN ${TABLE}.public_key = ? THEN ${TABLE}.proven_at ELSE NULL END`, [param('publicKey')]),
+      })
+      .returning(['user_id', 'asset', 'key_type', 'public_key', 'public_spend_key', 'proven_at']),
+  );
+}
+/** A proven key's proof taken from any other account: every extension login runs it for its BTC key. */
+const RELEASE_PROOF = new PreparedStatement<{ asset: Asset; keyType: KeyType; publicKey: string; userId: string; now: Date | string }>('user_key_release_proof', (knex, param) =>
+  knex(TABLE)
+    .where({ asset: param('asset'), key_type: param('keyType'), public_key: param('publicKey') })
+    .whereNot({ user_id: param('userId') })
+    .whereNotNull('proven_at')
+    .update({ proven_at: null, updated_at: param('now') }),
+);
+const UPSERT_PROVEN = upsertStatement(true);
+const UPSERT_ADVERTISED = upsertStatement(false);
+
 const toInfo = (row: StoredKey): UserKeyInfo => ({
   asset: row.asset,
   key_type: row.key_type,
@@ -57,28 +107,16 @@ export class KeyRepository {
   async upsert(userId: string, key: ReceivingKey, proven: boolean, executor: Executor = this.db.knex): Promise<UserKeyInfo> {
     const now = this.db.dialect.time(this.clock.now());
     const provenAt = proven ? now : null;
-    const rows = (await executor(TABLE)
-      .insert({
-        id: newId(),
-        user_id: userId,
-        asset: key.asset,
-        key_type: key.keyType,
-        public_key: key.publicKey,
-        public_spend_key: key.publicSpendKey,
-        created_at: now,
-        updated_at: now,
-        proven_at: provenAt,
-      })
-      .onConflict(['user_id', 'asset', 'key_type'])
-      .merge({
-        public_key: key.publicKey,
-        public_spend_key: key.publicSpendKey,
-        updated_at: now,
-        proven_at: proven
-          ? provenAt
-          : this.db.knex.raw(`CASE WHEN ${TABLE}.public_key = ? THEN ${TABLE}.proven_at ELSE NULL END`, [key.publicKey]),
-      })
-      .returning('*')) as StoredKey[];
+    const rows = await (proven ? UPSERT_PROVEN : UPSERT_ADVERTISED).rows<StoredKey>(executor, {
+      id: newId(),
+      userId,
+      asset: key.asset,
+      keyType: key.keyType,
+      publicKey: key.publicKey,
+      publicSpendKey: key.publicSpendKey,
+      now,
+      provenAt,
+    });
     return toInfo(rows[0]!);
   }
 
@@ -88,11 +126,7 @@ export class KeyRepository {
    * unique index makes a concurrent second prover fail with a unique violation (409).
    */
   async releaseProof(userId: string, key: ReceivingKey, executor: Executor = this.db.knex): Promise<void> {
-    await executor(TABLE)
-      .where({ asset: key.asset, key_type: key.keyType, public_key: key.publicKey })
-      .whereNot({ user_id: userId })
-      .whereNotNull('proven_at')
-      .update({ proven_at: null, updated_at: this.db.dialect.time(this.clock.now()) });
+    await RELEASE_PROOF.rows(executor, { asset: key.asset, keyType: key.keyType, publicKey: key.publicKey, userId, now: this.db.dialect.time(this.clock.now()) });
   }
 
   async list(userId: string, executor: Executor = this.db.knex): Promise<UserKeyInfo[]> {

@@ -1,6 +1,6 @@
 import type { Clock } from '../clock/index.js';
 import { newId } from '../crypto/index.js';
-import type { Database, Executor } from '../storage/index.js';
+import { PreparedStatement, type Database, type Executor } from '../storage/index.js';
 
 export interface IdentityRow {
   id: string;
@@ -10,6 +10,14 @@ export interface IdentityRow {
 }
 
 const COLUMNS = ['id', 'pubkey_hash', 'seed_fingerprint', 'nostr_pubkey'] as const;
+/** A login's account lookup (every extension login reads it twice). */
+const BY_PUBKEY_HASH = new PreparedStatement<{ pubkeyHash: string }>('identity_by_pubkey_hash', (knex, param) =>
+  knex('users').select(COLUMNS).where({ pubkey_hash: param('pubkeyHash') }).first(),
+);
+/** A returning login records its seed fingerprint if the account had none. */
+const ADOPT_SEED = new PreparedStatement<{ id: string; seed: string; now: Date | string }>('identity_adopt_seed', (knex, param) =>
+  knex('users').where({ id: param('id') }).whereNull('seed_fingerprint').update({ seed_fingerprint: param('seed'), updated_at: param('now') }),
+);
 /** Bound on accounts sharing one seed fingerprint that a lookup considers. */
 const SEED_MATCH_LIMIT = 20;
 
@@ -26,7 +34,7 @@ export class IdentityRepository {
   ) {}
 
   async byPubkeyHash(pepperedPubkeyHash: string, executor: Executor = this.db.knex): Promise<IdentityRow | null> {
-    return ((await executor('users').select(COLUMNS).where({ pubkey_hash: pepperedPubkeyHash }).first()) as IdentityRow | undefined) ?? null;
+    return (await BY_PUBKEY_HASH.first<IdentityRow>(executor, { pubkeyHash: pepperedPubkeyHash })) ?? null;
   }
 
   async byId(userId: string, executor: Executor = this.db.knex): Promise<IdentityRow | null> {
@@ -90,7 +98,7 @@ export class IdentityRepository {
 
   /** Records the seed on an account registered without one (never overwrites). */
   async adoptSeed(userId: string, pepperedSeed: string, executor: Executor = this.db.knex): Promise<void> {
-    await executor('users').where({ id: userId }).whereNull('seed_fingerprint').update({ seed_fingerprint: pepperedSeed, updated_at: this.db.dialect.time(this.clock.now()) });
+    await ADOPT_SEED.rows(executor, { id: userId, seed: pepperedSeed, now: this.db.dialect.time(this.clock.now()) });
   }
 
   /** Sets the pubkey_hash on an account that has none (a wallet whose BTC key that account already proved); false when it has one. */

@@ -1,9 +1,21 @@
 import { addMs, type Clock } from '../clock/index.js';
 import { newId, type Peppers } from '../crypto/index.js';
 import type { Platform } from '../http/index.js';
-import { deleteInBatches, type Database, type Executor } from '../storage/index.js';
+import { deleteInBatches, PreparedStatement, type Database, type Executor } from '../storage/index.js';
 
 const DAY_MS = 86_400_000;
+
+/** One event per login. */
+const RECORD = new PreparedStatement<{ id: string; userId: string; platform: string; ipHash: string; fingerprint: string | null; at: Date | string }>('login_event_insert', (knex, param) =>
+  knex('login_events').insert({
+    id: param('id'),
+    user_id: param('userId'),
+    platform: param('platform'),
+    ip_hash: param('ipHash'),
+    fingerprint: param('fingerprint'),
+    created_at: param('at'),
+  }),
+);
 
 /**
  * Login events (spec › Privacy): who logged in, on which platform, when; the IP only as a
@@ -17,13 +29,13 @@ export class LoginEventLog {
   ) {}
 
   async record(event: { userId: string; platform: Platform; clientIp: string; fingerprint?: string | null }, executor: Executor = this.db.knex): Promise<void> {
-    await executor('login_events').insert({
+    await RECORD.rows(executor, {
       id: newId(),
-      user_id: event.userId,
+      userId: event.userId,
       platform: event.platform,
-      ip_hash: this.peppers.hashIp(event.clientIp),
+      ipHash: this.peppers.hashIp(event.clientIp),
       fingerprint: event.fingerprint ?? null,
-      created_at: this.db.dialect.time(this.clock.now()),
+      at: this.db.dialect.time(this.clock.now()),
     });
   }
 

@@ -1,7 +1,12 @@
 import type { Clock } from '../clock/index.js';
-import { deleteInBatches, type Database, type Executor } from '../storage/index.js';
+import { deleteInBatches, PreparedStatement, type Database, type Executor } from '../storage/index.js';
 
 const TABLE = 'spent_proofs';
+
+/** `insertOrNull` of a proof key, prepared: every login by signed timestamp or NIP-98 event spends one. */
+const SPEND = new PreparedStatement<{ proofKey: string; expiresAt: Date | string }>('spent_proof_insert', (knex, param) =>
+  knex(TABLE).insert({ proof_key: param('proofKey'), expires_at: param('expiresAt') }).onConflict(['proof_key']).ignore().returning(['proof_key']),
+);
 
 /**
  * One-time proofs that carry no server nonce (a signed timestamp, a NIP-98 login event) are
@@ -16,8 +21,8 @@ export class SpentProofStore {
 
   /** True when this caller spent the proof; false when it was already spent (a replay). */
   async spend(proofKey: string, expiresAt: Date, executor?: Executor): Promise<boolean> {
-    const row = await this.db.insertOrNull(TABLE, { proof_key: proofKey, expires_at: this.db.dialect.time(expiresAt) }, ['proof_key'], executor);
-    return row !== null;
+    const rows = await SPEND.rows(executor ?? this.db.knex, { proofKey, expiresAt: this.db.dialect.time(expiresAt) });
+    return rows.length === 1;
   }
 
   async sweepExpired(): Promise<number> {

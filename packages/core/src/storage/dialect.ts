@@ -269,6 +269,11 @@ export function dialectOf(executor: Knex | Knex.Transaction): Dialect {
   return dialect;
 }
 
+/** `qb`'s rows locked for update until the transaction ends, as its dialect can (`Dialect.lockRowsForUpdate`). */
+export function lockRowsForUpdate<T extends Knex.QueryBuilder>(qb: T): T {
+  return dialectOf(qb as unknown as Knex).lockRowsForUpdate(qb);
+}
+
 /** `qb`'s rows share-locked until its statement's transaction ends, as its dialect can (`Dialect.lockRowsForShare`). */
 export function lockRowsForShare<T extends Knex.QueryBuilder>(qb: T): T {
   return dialectOf(qb as unknown as Knex).lockRowsForShare(qb);

@@ -2,6 +2,7 @@ export type { Knex } from 'knex';
 export {
   cancelAfter,
   lockRowsForShare,
+  lockRowsForUpdate,
   dialectFor,
   isUniqueViolation,
   uniqueViolationOf,

@@ -11,8 +11,6 @@ type Slot = { param: string } | { value: unknown };
 interface Compiled {
   /** The dialect's own placeholders (`$1` on Postgres, `?` on SQLite), for the driver. */
   native: string;
-  /** knex's `?` placeholders, for `raw` inside a transaction. */
-  portable: string;
   slots: Slot[];
 }
 
@@ -45,8 +43,8 @@ interface SqliteConnection {
  *
  * `build` gets `param(name)` for each value that changes per call and must use each where a
  * plain value goes (a `where` value, an inserted value); constants knex adds stay as built. Pass
- * values as the dialect stores them (`dialect.time`, `dialect.bool`). Inside a transaction the
- * statement runs on it through `raw`, with the same SQL.
+ * values as the dialect stores them (`dialect.time`, `dialect.bool`). Given a transaction, it runs
+ * on the transaction's connection.
  *
  * Use it for the few statements every request runs (the session check, the user read); anything
  * else reads better as a knex query where it is used.
@@ -64,7 +62,9 @@ export class PreparedStatement<P extends Record<string, unknown>> {
   async rows<T>(executor: Executor, params: P): Promise<T[]> {
     const compiled = this.compile(executor);
     const values = compiled.slots.map((slot) => ('param' in slot ? params[slot.param] : slot.value));
-    if ((executor as Knex.Transaction).isTransaction) return rowsOf<T>(executor, await executor.raw(compiled.portable, values as Knex.RawBinding[]));
+    // A transaction's client hands out the transaction's own connection; knex refuses a query on
+    // a transaction that has ended, and so does this.
+    if ((executor as Knex.Transaction).isTransaction && (executor as Knex.Transaction).isCompleted()) throw new Error(`Transaction query already complete, run with DEBUG=knex:tx for more info (${this.name})`);
     return this.runDirect<T>(executor, compiled.native, values);
   }
 
@@ -74,23 +74,23 @@ export class PreparedStatement<P extends Record<string, unknown>> {
   }
 
   private compile(executor: Executor): Compiled {
-    // A transaction shares its root's client: the SQL is the same, so is the cache entry.
-    const key = executor.client as object;
+    // A transaction's client shares its root's config: the SQL is the same, so is the cache entry.
+    const key = (executor.client as { config: object }).config;
     let compiled = this.compiled.get(key);
     if (compiled === undefined) {
       const built = this.build(executor as Knex, (name) => `${MARK}${name}`);
       const portable = built.toSQL();
       const native = portable.toNative();
       const slots = portable.bindings.map((value): Slot => (typeof value === 'string' && value.startsWith(MARK) ? { param: value.slice(MARK.length) } : { value }));
-      compiled = { native: native.sql, portable: portable.sql, slots };
+      compiled = { native: native.sql, slots };
       this.compiled.set(key, compiled);
     }
     return compiled;
   }
 
-  private async runDirect<T>(knex: Knex, sql: string, values: unknown[]): Promise<T[]> {
-    const client = knex.client as unknown as PoolClient;
-    const postgres = dialectOf(knex).kind === 'postgres';
+  private async runDirect<T>(executor: Executor, sql: string, values: unknown[]): Promise<T[]> {
+    const client = executor.client as unknown as PoolClient;
+    const postgres = dialectOf(executor).kind === 'postgres';
     const bound = postgres ? values : values.map(sqliteValue);
     const connection = await client.acquireConnection();
     try {
@@ -111,11 +111,6 @@ function sqliteValue(value: unknown): unknown {
   if (value instanceof Date) return value.valueOf();
   if (typeof value === 'boolean') return Number(value);
   return value;
-}
-
-/** The rows of a `raw` result: pg gives `{ rows }`, better-sqlite3 the rows themselves. */
-function rowsOf<T>(executor: Executor, result: unknown): T[] {
-  return (dialectOf(executor).kind === 'postgres' ? (result as { rows: T[] }).rows : result) as T[];
 }
 
 /** Where a prepared statement's builder gets a parameter: its marker while built once, its value when built per call. */

@@ -1,7 +1,7 @@
 import type { Clock } from '../clock/index.js';
 import { normaliseUsername } from '../directory/index.js';
 import { cancellingTimeout } from '../metrics/index.js';
-import { isUuid, PreparedStatement, readOptionalTime, readTime, type Database, type Knex } from '../storage/index.js';
+import { isUuid, lockRowsForUpdate, PreparedStatement, readOptionalTime, readTime, type Database, type Knex } from '../storage/index.js';
 
 /** The caller's own view of their account (spec: UserInfo). */
 export interface UserInfo {
@@ -12,6 +12,14 @@ export interface UserInfo {
   premium_active: boolean;
   created_at: string;
 }
+
+/** The user rows each transaction has locked through `UserRepository` (every instance): a lock is held until the transaction ends. */
+const lockedIn = new WeakMap<Knex.Transaction, Set<string>>();
+
+/** The user's row locked for update, with its suspension: every login's session guards run it. */
+const LOCKED_USER = new PreparedStatement<{ id: string }>('locked_user', (knex, param) =>
+  lockRowsForUpdate(knex('users').select('id', 'suspended_at').where({ id: param('id') })).first(),
+);
 
 /** `GET /auth/me`'s read, on every call of it. */
 const USER_INFO = new PreparedStatement<{ id: string }>('user_info', (knex, param) =>
@@ -89,16 +97,32 @@ export class UserRepository {
   }
 
   /**
+   * Locks the user's row until `trx` ends (serialises one user's read-modify-write); false for an
+   * unknown user. A row `trx` already locked here costs no statement: a login's session guards
+   * (core's suspension check, erasure's freeze check) each lock the same row.
+   */
+  async lock(trx: Knex.Transaction, userId: string): Promise<boolean> {
+    if (!isUuid(userId)) return false;
+    if (lockedIn.get(trx)?.has(userId.toLowerCase())) return true;
+    return (await this.lockedSuspension(trx, userId)) !== undefined;
+  }
+
+  /** Locks the user's row as `lock` does and reads its suspension time: undefined for an unknown user. */
+  async lockedSuspension(trx: Knex.Transaction, userId: string): Promise<Date | null | undefined> {
+    if (!isUuid(userId)) return undefined;
+    const id = userId.toLowerCase();
+    const row = await LOCKED_USER.first<{ suspended_at: unknown }>(trx, { id });
+    if (row === undefined) return undefined;
+    const locked = lockedIn.get(trx) ?? new Set<string>();
+    lockedIn.set(trx, locked.add(id));
+    return readOptionalTime(row.suspended_at);
+  }
+
+  /**
    * Extends the premium period by `days` from the later of now and its current end, inside `trx`
    * with the user's row locked (so two extensions stack instead of overwriting each other).
    * Null when the user does not exist.
    */
-  /** Locks the user's row until `trx` ends (serialises one user's read-modify-write); false for an unknown user. */
-  async lock(trx: Knex.Transaction, userId: string): Promise<boolean> {
-    if (!isUuid(userId)) return false;
-    return (await this.db.dialect.lockRowsForUpdate(trx('users').select('id').where({ id: userId.toLowerCase() })).first()) !== undefined;
-  }
-
   async extendPremium(trx: Knex.Transaction, userId: string, days: number): Promise<Date | null> {
     if (!isUuid(userId)) return null;
     const id = userId.toLowerCase();
