@@ -22,7 +22,7 @@ const faceImports = (alsoAllowed = []) => ({
 });
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', 'coverage/**', 'node_modules/**', 'data/**', '.stryker-tmp/**', 'reports/**', '.node/**', 'release/**', 'eslint.config.js'] },
+  { ignores: ['**/dist/**', 'coverage/**', 'node_modules/**', 'data/**', '.stryker-tmp/**', 'reports/**', '.node/**', 'release/**', 'test/bench/results/**', 'eslint.config.js'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
