@@ -304,5 +304,13 @@ eachDialect('erasure: the freeze only while erasure is on', (dialect) => {
     again.clock.advance(120_000);
     const refused = await nostrLogin(again);
     expect([refused.status, refused.body.error]).to.deep.equal([403, PENDING]);
+    // The session opened while erasure was off: a refresh is not gated by the guard, so the
+    // sweep (its first run comes within seconds of the start) ends it, and then it is refused.
+    await again.backend.scheduler.runNow('erasure.sweep');
+    const refresh = await again.client.post(`${API}/auth/refresh`, { refresh_token: allowed.body.refresh_token });
+    expect([refresh.status, refresh.body.error]).to.deep.equal([403, PENDING]);
+    expect((await again.client.get(`${API}/auth/me`, { token: allowed.body.access_token })).status).to.equal(401);
+    await again.backend.scheduler.runNow('erasure.sweep');
+    expect(await liveSessions(again, a.id), 'nothing left to end').to.equal(0);
   });
 });

@@ -55,6 +55,8 @@ export function erasurePlugin(options: ErasureOptions = {}): WalletPlugin {
       // Only while on: off, nothing could cancel a confirmed request, so a freeze would never end.
       ctx.auth.addSessionGuard((userId, trx) => service.guardSession(userId, trx));
       ctx.scheduler.every('sweep', SWEEP_INTERVAL_MS, async ({ logger }) => {
+        const ended = await service.revokeFrozenSessions();
+        if (ended > 0) logger.warn('erasure: ended the sessions of frozen accounts (opened while erasure was off)', { sessions: ended });
         const report = await service.sweep(logger);
         if (report.completed + report.failed + report.expired > 0) logger.info('erasure sweep', { ...report });
       });

@@ -135,8 +135,10 @@ export class ErasureService {
 
   /**
    * The session guard (core's `auth.addSessionGuard`): a confirmed request freezes its account
-   * until it is cancelled or carried out, so no login path and no refresh opens a session.
-   * Locks the user's row first, as `confirm` does, so the two cannot interleave.
+   * until it is cancelled or carried out, so no login path opens a session. Locks the user's row
+   * first, as `confirm` does, so the two cannot interleave. A refresh runs it only to say why its
+   * rotation failed: what stops refreshes is the revocation at confirmation (and, after erasure
+   * was off, `revokeFrozenSessions`).
    */
   async guardSession(userId: string, trx: Knex.Transaction): Promise<void> {
     await this.deps.users.lock(trx, userId);
@@ -271,6 +273,26 @@ export class ErasureService {
    * the request stays due (attempts and the error are recorded for `/admin/erasure/stuck`).
    * A run that returns is recorded for `/admin/erasure/sweep` afterwards, when it holds nothing.
    */
+  /**
+   * Ends every live session of a frozen account, each under the user's row lock as `confirm`
+   * takes it; returns how many. There are none unless erasure was off after a confirmation (its
+   * logins were not frozen then): a refresh is stopped by revocation, not by the guard, so the
+   * sweep runs this first, within seconds of a process with erasure on starting.
+   */
+  async revokeFrozenSessions(): Promise<number> {
+    const { db, auth, users } = this.deps;
+    const frozen = (await db.knex(ERASURE_TABLE).distinct('user_id').where({ status: ERASURE_STATUS.confirmed })) as Array<{ user_id: string }>;
+    let ended = 0;
+    for (const { user_id: userId } of frozen) {
+      ended += await db.knex.transaction(async (trx) => {
+        await users.lock(trx, userId);
+        const still = await CONFIRMED_REQUEST.first(trx, { userId, status: ERASURE_STATUS.confirmed });
+        return still === undefined ? 0 : auth.sessions.revokeAllForUser(userId, trx);
+      });
+    }
+    return ended;
+  }
+
   async sweep(logger: Logger): Promise<SweepReport> {
     const startedAt = this.deps.clock.now();
     const { report, due } = await this.sweepDue(startedAt, logger);

@@ -49,7 +49,7 @@ eachDialect('storage: prepared statements', (dialect) => {
 
   it('binds values, never splices them into the SQL: a quote or a marker-like string is data', async () => {
     expect(await ITEMS.rows<Item>(knex(), { state: "open' or '1'='1", after: 0 })).to.deep.equal([]);
-    expect(await ITEMS.rows<Item>(knex(), { state: 'wallet-param:state', after: 0 })).to.deep.equal([]);
+    expect(await ITEMS.rows<Item>(knex(), { state: 'wallet-param:state', after: 0 }), 'the marker’s text without its NUL').to.deep.equal([]);
     const statements = await statementsOf(knex(), new RegExp(TABLE), () => ITEMS.rows(knex(), { state: 'open', after: 4 }));
     expect(statements, 'the query event fires as knex would fire it').to.have.length(1);
     expect(statements[0]!.sql).to.not.include('open');
@@ -69,6 +69,25 @@ eachDialect('storage: prepared statements', (dialect) => {
       .catch((err: { inside?: Item[] }) => err.inside);
     expect(seen).to.deep.equal([{ id: 6, label: 'f', state: 'new' }]);
     expect(await ITEMS.rows<Item>(knex(), { state: 'new', after: 0 })).to.deep.equal([]);
+  });
+
+  it('refuses to prepare a statement where knex did not bind a parameter as a value', async () => {
+    const SPLICED = new PreparedStatement<{ state: string }>(`test_spliced_${dialect}`, (k, param) => k(TABLE).select('id').whereRaw(`state = '${param('state')}'`));
+    const err = (await SPLICED.rows(knex(), { state: 'open' }).catch((e: unknown) => e)) as Error;
+    expect(err.message).to.match(/parameter state is not bound as a value/);
+  });
+
+  it('refuses a call without a value for a parameter (knex refuses an undefined binding), touching nothing', async () => {
+    const err = (await ITEMS.rows(knex(), { state: 'open' } as unknown as { state: string; after: number }).catch((e: unknown) => e)) as Error;
+    expect(err.message).to.match(/no value for after/);
+  });
+
+  it('two statements given one name by mistake both work: the server-side name carries the SQL’s digest', async () => {
+    const SAME_NAME = new PreparedStatement<{ id: number }>(`test_items_${dialect}`, (k, param) => k(TABLE).select('label').where({ id: param('id') }).first());
+    for (let i = 0; i < 3; i++) {
+      expect(await SAME_NAME.first(knex(), { id: 2 })).to.deep.equal({ label: 'b' });
+      expect(await ITEMS.first<Item>(knex(), { state: 'done', after: 0 })).to.deep.equal({ id: 2, label: 'b', state: 'done' });
+    }
   });
 
   it('a database error is the driver’s error, and the connection goes back to the pool', async () => {
@@ -91,7 +110,8 @@ eachDialect('storage: prepared statements', (dialect) => {
         await ITEMS.rows(one, { state: 'open', after: 0 });
         await ITEMS.rows(one, { state: 'open', after: 1 });
         const { rows } = (await one.raw('select name, statement from pg_prepared_statements')) as { rows: Array<{ name: string; statement: string }> };
-        expect(rows.map((row) => row.name)).to.deep.equal([`wallet:test_items_${dialect}`]);
+        expect(rows.map((row) => row.name)).to.have.length(1);
+        expect(rows[0]!.name).to.match(new RegExp(`^wallet:test_items_${dialect}:[0-9a-f]{12}$`));
         expect(rows[0]!.statement).to.match(/\$1/);
       } finally {
         await one.destroy();

@@ -23,15 +23,15 @@ export interface GrinAddressOwner {
   username: string | null;
 }
 
-/**
- * Public directory reads and the key upsert. Unknown subjects get the same shape as known
- * ones (spec › Errors 2): lookups are not an existence oracle beyond what they must answer.
- */
 /** A handle's account (username lookup, NIP-05); a suspended account's entry is withdrawn while the suspension lasts. */
 const USER_BY_NAME = new PreparedStatement<{ username: string }>('user_by_name', (knex, param) =>
   knex('users').select('id', 'nostr_pubkey').where({ username: param('username') }).whereNull('suspended_at').first(),
 );
 
+/**
+ * Public directory reads and the key upsert. Unknown subjects get the same shape as known
+ * ones (spec › Errors 2): lookups are not an existence oracle beyond what they must answer.
+ */
 export class DirectoryService {
   constructor(
     private readonly db: Database,

@@ -55,14 +55,6 @@ export interface Dialect {
    */
   deleteReturning<T>(executor: Knex | Knex.Transaction, table: string, where: (qb: Knex.QueryBuilder) => void): Promise<T[]>;
   /**
-   * `UPDATE … RETURNING *` and, only when it updated a row, `INSERT row`, atomically; the
-   * updated rows. Postgres: ONE statement, the update in a data-modifying WITH whose output
-   * gates an `INSERT … SELECT`. SQLite allows no data-modifying WITH, so both run in a
-   * transaction (the caller's or its own), refusing an update of several rows before inserting.
-   * Never more than one row: on Postgres `row`'s primary key makes a second insert fail the
-   * statement.
-   */
-  /**
    * The one statement of `transitionThenInsert` where the dialect has one (Postgres), to run or
    * to prepare (`PreparedTransitionThenInsert`); absent where it takes two (SQLite).
    */
@@ -75,6 +67,14 @@ export interface Dialect {
     /** The columns of the transitioned row to return; every column (`*`) by default. */
     returning?: string[],
   ) => Knex.Raw;
+  /**
+   * `UPDATE … RETURNING *` and, only when it updated a row, `INSERT row`, atomically; the
+   * updated rows. Postgres: ONE statement, the update in a data-modifying WITH whose output
+   * gates an `INSERT … SELECT`. SQLite allows no data-modifying WITH, so both run in a
+   * transaction (the caller's or its own), refusing an update of several rows before inserting.
+   * Never more than one row: on Postgres `row`'s primary key makes a second insert fail the
+   * statement.
+   */
   transitionThenInsert(
     executor: Executor,
     table: string,

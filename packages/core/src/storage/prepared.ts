@@ -1,3 +1,5 @@
+import { sha256 } from '@noble/hashes/sha2.js';
+import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import type { Knex } from 'knex';
 import { dialectOf } from './dialect.js';
 import type { Executor } from './single-row.js';
@@ -11,6 +13,11 @@ type Slot = { param: string } | { value: unknown };
 interface Compiled {
   /** The dialect's own placeholders (`$1` on Postgres, `?` on SQLite), for the driver. */
   native: string;
+  /**
+   * The Postgres statement's name: the statement's, with a digest of its SQL, so two statements
+   * given one name by mistake (or one built against two schemas) never collide on a connection.
+   */
+  serverName: string;
   slots: Slot[];
 }
 
@@ -18,7 +25,7 @@ interface Compiled {
 interface PoolClient {
   acquireConnection(): Promise<unknown>;
   releaseConnection(connection: unknown): Promise<unknown>;
-  emit(event: 'query', query: { sql: string; bindings: unknown[]; method: 'raw' }): boolean;
+  emit(event: 'query' | 'query-response' | 'query-error', ...args: unknown[]): boolean;
 }
 
 interface PgConnection {
@@ -53,7 +60,7 @@ export class PreparedStatement<P extends Record<string, unknown>> {
   private readonly compiled = new WeakMap<object, Compiled>();
 
   constructor(
-    /** Unique among prepared statements: Postgres names the prepared statement after it. */
+    /** Says which statement it is (Postgres names the prepared statement after it and its SQL's digest). */
     readonly name: string,
     private readonly build: (knex: Knex, param: (name: keyof P & string) => string) => Knex.QueryBuilder | Knex.Raw,
   ) {}
@@ -61,11 +68,17 @@ export class PreparedStatement<P extends Record<string, unknown>> {
   /** The rows the statement returns (a SELECT, or a write with RETURNING). */
   async rows<T>(executor: Executor, params: P): Promise<T[]> {
     const compiled = this.compile(executor);
-    const values = compiled.slots.map((slot) => ('param' in slot ? params[slot.param] : slot.value));
+    const values = compiled.slots.map((slot) => {
+      if (!('param' in slot)) return slot.value;
+      const value = params[slot.param];
+      // knex refuses an undefined binding; pg would send NULL and better-sqlite3 throw.
+      if (value === undefined) throw new Error(`prepared statement ${this.name}: no value for ${slot.param}`);
+      return value;
+    });
     // A transaction's client hands out the transaction's own connection; knex refuses a query on
     // a transaction that has ended, and so does this.
     if ((executor as Knex.Transaction).isTransaction && (executor as Knex.Transaction).isCompleted()) throw new Error(`Transaction query already complete, run with DEBUG=knex:tx for more info (${this.name})`);
-    return this.runDirect<T>(executor, compiled.native, values);
+    return this.runDirect<T>(executor, compiled, values);
   }
 
   /** The first row, or undefined. */
@@ -78,28 +91,47 @@ export class PreparedStatement<P extends Record<string, unknown>> {
     const key = (executor.client as { config: object }).config;
     let compiled = this.compiled.get(key);
     if (compiled === undefined) {
-      const built = this.build(executor as Knex, (name) => `${MARK}${name}`);
+      const asked = new Set<string>();
+      const built = this.build(executor as Knex, (name) => {
+        asked.add(name);
+        return `${MARK}${name}`;
+      });
       const portable = built.toSQL();
       const native = portable.toNative();
       const slots = portable.bindings.map((value): Slot => (typeof value === 'string' && value.startsWith(MARK) ? { param: value.slice(MARK.length) } : { value }));
-      compiled = { native: native.sql, slots };
+      // A parameter knex did not bind as given (quoted into the text, transformed) would run as a
+      // constant: refuse to prepare such a statement rather than run it wrong.
+      for (const name of asked) {
+        if (!slots.some((slot) => 'param' in slot && slot.param === name)) throw new Error(`prepared statement ${this.name}: parameter ${name} is not bound as a value`);
+      }
+      if (native.sql.includes(MARK)) throw new Error(`prepared statement ${this.name}: a parameter was written into the SQL text`);
+      compiled = { native: native.sql, serverName: `wallet:${this.name}:${bytesToHex(sha256(utf8ToBytes(native.sql))).slice(0, 12)}`, slots };
       this.compiled.set(key, compiled);
     }
     return compiled;
   }
 
-  private async runDirect<T>(executor: Executor, sql: string, values: unknown[]): Promise<T[]> {
+  private async runDirect<T>(executor: Executor, compiled: Compiled, values: unknown[]): Promise<T[]> {
     const client = executor.client as unknown as PoolClient;
     const postgres = dialectOf(executor).kind === 'postgres';
+    const sql = compiled.native;
     const bound = postgres ? values : values.map(sqliteValue);
-    const connection = await client.acquireConnection();
+    const connection = (await client.acquireConnection()) as { __knexUid?: string; __knexTxId?: string };
+    // As knex describes a query to its listeners (tests tell transactions apart by __knexTxId).
+    const query = { sql, bindings: bound, method: 'raw', __knexUid: connection.__knexUid, __knexTxId: connection.__knexTxId };
     try {
-      client.emit('query', { sql, bindings: bound, method: 'raw' });
-      if (postgres) return (await (connection as PgConnection).query({ name: `wallet:${this.name}`, text: sql, values: bound })).rows as T[];
-      const statement = (connection as SqliteConnection).prepare(sql);
-      if (statement.reader) return statement.all(bound) as T[];
-      statement.run(bound);
-      return [];
+      client.emit('query', query);
+      let rows: T[];
+      if (postgres) rows = (await (connection as unknown as PgConnection).query({ name: compiled.serverName, text: sql, values: bound })).rows as T[];
+      else {
+        const statement = (connection as unknown as SqliteConnection).prepare(sql);
+        rows = statement.reader ? (statement.all(bound) as T[]) : (statement.run(bound), []);
+      }
+      client.emit('query-response', rows, query);
+      return rows;
+    } catch (err) {
+      client.emit('query-error', err, query);
+      throw err;
     } finally {
       await client.releaseConnection(connection);
     }

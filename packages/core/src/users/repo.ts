@@ -13,7 +13,12 @@ export interface UserInfo {
   created_at: string;
 }
 
-/** The user rows each transaction has locked through `UserRepository` (every instance): a lock is held until the transaction ends. */
+/**
+ * The user rows each transaction has locked through `UserRepository` (every instance): a lock is
+ * held until the transaction ends. A savepoint (a nested knex transaction) is its own key: a lock
+ * it took is not taken for its parent. (A lock the parent takes while a savepoint is open, then
+ * rolled back to, would be remembered though released; nothing here locks that way.)
+ */
 const lockedIn = new WeakMap<Knex.Transaction, Set<string>>();
 
 /** The user's row locked for update, with its suspension: every login's session guards run it. */
