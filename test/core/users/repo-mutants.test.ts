@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { UserRepository } from '../../../packages/core/src/users/index.js';
-import { eachDialect, seedUser, useTestBackend, type TestBackend } from '../../harness/index.js';
+import { eachDialect, seedUser, statementsOf, useTestBackend, type TestBackend } from '../../harness/index.js';
 
 const PUBKEY = '0a1b2c3d4e5f6789'.repeat(4);
 const UNKNOWN = '7e57e57e-0000-4000-8000-00000000beef';
@@ -25,6 +25,29 @@ eachDialect('core: the users repository (erasure, export, premium and lookups)',
       expect(await repo().exists(id.toUpperCase())).to.equal(true);
       expect(await repo().exists(UNKNOWN)).to.equal(false);
       expect(await repo().exists('not-a-uuid')).to.equal(false);
+    });
+
+    it('lock: one locking read per row and transaction, another for another row or transaction; an unknown user is false and remembered as nothing', async () => {
+      const { id } = await seedUser(t.backend);
+      const other = (await seedUser(t.backend)).id;
+      const locks = (work: () => Promise<unknown>) => statementsOf(knex(), /^select .* from [`"]users[`"]/i, work);
+      const repoA = repo();
+      const repoB = repo();
+      const first = await locks(() =>
+        t.backend.db.transaction(async (trx) => {
+          expect(await repoA.lock(trx, id)).to.equal(true);
+          expect(await repoB.lock(trx, id.toUpperCase()), 'another instance, the same transaction').to.equal(true);
+          expect(await repoA.lockedSuspension(trx, id)).to.equal(null);
+          expect(await repoA.lock(trx, other)).to.equal(true);
+          expect(await repoA.lock(trx, UNKNOWN)).to.equal(false);
+          expect(await repoA.lock(trx, UNKNOWN)).to.equal(false);
+        }),
+      );
+      // id once (then its suspension read again, which must see the row as it is now), other once, the unknown user twice.
+      expect(first.map((s) => s.bindings[0])).to.deep.equal([id, id, other, UNKNOWN, UNKNOWN]);
+      expect(first.every((s) => dialect === 'sqlite' || /for no key update/i.test(s.sql))).to.equal(true);
+      const second = await locks(() => t.backend.db.transaction(async (trx) => repoA.lock(trx, id)));
+      expect(second, 'a new transaction locks again').to.have.length(1);
     });
 
     it('exists sees the caller’s transaction', async () => {
