@@ -141,9 +141,13 @@ export class ErasureService {
    * was off, `revokeFrozenSessions`).
    */
   async guardSession(userId: string, trx: Knex.Transaction): Promise<void> {
+    if (await this.frozen(userId, trx)) throw erasureErrors.create.account_erasure_pending();
+  }
+
+  /** Whether the user has a confirmed request, read with the user's row locked (as `confirm` locks it) until `trx` ends. */
+  private async frozen(userId: string, trx: Knex.Transaction): Promise<boolean> {
     await this.deps.users.lock(trx, userId);
-    const frozen = await CONFIRMED_REQUEST.first<{ id: string }>(trx, { userId, status: ERASURE_STATUS.confirmed });
-    if (frozen !== undefined) throw erasureErrors.create.account_erasure_pending();
+    return (await CONFIRMED_REQUEST.first(trx, { userId, status: ERASURE_STATUS.confirmed })) !== undefined;
   }
 
   /** Allowed while requested, or confirmed and before its due time. */
@@ -266,6 +270,22 @@ export class ErasureService {
   }
 
   /**
+   * Ends every live session of a frozen account, each under the user's row lock as `confirm`
+   * takes it; returns how many. There are none unless erasure was off after a confirmation (its
+   * logins were not frozen then): a refresh is stopped by revocation, not by the guard, so the
+   * sweep runs this first, within seconds of a process with erasure on starting.
+   */
+  async revokeFrozenSessions(): Promise<number> {
+    const { db, auth } = this.deps;
+    const confirmedUsers = (await db.knex(ERASURE_TABLE).distinct('user_id').where({ status: ERASURE_STATUS.confirmed })) as Array<{ user_id: string }>;
+    let ended = 0;
+    for (const { user_id: userId } of confirmedUsers) {
+      ended += await db.knex.transaction(async (trx) => ((await this.frozen(userId, trx)) ? auth.sessions.revokeAllForUser(userId, trx) : 0));
+    }
+    return ended;
+  }
+
+  /**
    * The sweeper: expires unconfirmed requests, then erases due confirmed ones, each in ONE
    * transaction that holds the request row (skip-locked on Postgres, so a second sweeper takes
    * another row or none): plugin hooks, the audit scrub, the account with its login events,
@@ -273,26 +293,6 @@ export class ErasureService {
    * the request stays due (attempts and the error are recorded for `/admin/erasure/stuck`).
    * A run that returns is recorded for `/admin/erasure/sweep` afterwards, when it holds nothing.
    */
-  /**
-   * Ends every live session of a frozen account, each under the user's row lock as `confirm`
-   * takes it; returns how many. There are none unless erasure was off after a confirmation (its
-   * logins were not frozen then): a refresh is stopped by revocation, not by the guard, so the
-   * sweep runs this first, within seconds of a process with erasure on starting.
-   */
-  async revokeFrozenSessions(): Promise<number> {
-    const { db, auth, users } = this.deps;
-    const frozen = (await db.knex(ERASURE_TABLE).distinct('user_id').where({ status: ERASURE_STATUS.confirmed })) as Array<{ user_id: string }>;
-    let ended = 0;
-    for (const { user_id: userId } of frozen) {
-      ended += await db.knex.transaction(async (trx) => {
-        await users.lock(trx, userId);
-        const still = await CONFIRMED_REQUEST.first(trx, { userId, status: ERASURE_STATUS.confirmed });
-        return still === undefined ? 0 : auth.sessions.revokeAllForUser(userId, trx);
-      });
-    }
-    return ended;
-  }
-
   async sweep(logger: Logger): Promise<SweepReport> {
     const startedAt = this.deps.clock.now();
     const { report, due } = await this.sweepDue(startedAt, logger);

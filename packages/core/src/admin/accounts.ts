@@ -136,7 +136,7 @@ export class AccountAdmin {
     const id = userId.toLowerCase();
     const { db, clock } = this.deps;
     await db.transaction(async (trx) => {
-      const current = await this.lockedSuspension(trx, id);
+      const current = await this.deps.users.lockedSuspension(trx, id);
       if (current === undefined) throw adminErrors.create.admin_user_not_found();
       if (current !== null) throw adminErrors.create.account_already_suspended();
       await trx('users').where({ id }).update({ suspended_at: db.dialect.time(clock.now()), suspension_reason: reason });
@@ -152,7 +152,7 @@ export class AccountAdmin {
     const id = userId.toLowerCase();
     const { db } = this.deps;
     await db.transaction(async (trx) => {
-      const current = await this.lockedSuspension(trx, id);
+      const current = await this.deps.users.lockedSuspension(trx, id);
       if (current === undefined) throw adminErrors.create.admin_user_not_found();
       if (current === null) throw adminErrors.create.account_not_suspended();
       await trx('users').where({ id }).update({ suspended_at: null, suspension_reason: null });
@@ -167,11 +167,6 @@ export class AccountAdmin {
    * locks the user's row, as a suspension does, so the two never interleave.
    */
   async refuseSuspended(userId: string, trx: Knex.Transaction): Promise<void> {
-    if ((await this.lockedSuspension(trx, userId.toLowerCase())) != null) throw adminErrors.create.account_suspended();
-  }
-
-  /** The user's row locked until `trx` ends: undefined for no such user, else its suspension time or null. */
-  private async lockedSuspension(trx: Knex.Transaction, id: string): Promise<Date | null | undefined> {
-    return this.deps.users.lockedSuspension(trx, id);
+    if ((await this.deps.users.lockedSuspension(trx, userId.toLowerCase())) != null) throw adminErrors.create.account_suspended();
   }
 }

@@ -55,6 +55,14 @@ export interface Dialect {
    */
   deleteReturning<T>(executor: Knex | Knex.Transaction, table: string, where: (qb: Knex.QueryBuilder) => void): Promise<T[]>;
   /**
+   * Runs one statement in the driver's own placeholders straight on `connection` (a connection
+   * knex's pool or a transaction handed out), binding values as knex's client would, and
+   * returns its rows (none for a write without RETURNING). Postgres runs it as the named
+   * prepared statement `name`, so the server plans it once per connection; SQLite prepares it
+   * on the connection (whose statement cache keeps it). For `PreparedStatement`.
+   */
+  runPrepared(connection: unknown, statement: { name: string; sql: string; values: unknown[] }): Promise<unknown[]>;
+  /**
    * The one statement of `transitionThenInsert` where the dialect has one (Postgres), to run or
    * to prepare (`PreparedTransitionThenInsert`); absent where it takes two (SQLite).
    */
@@ -140,6 +148,23 @@ function plainName(name: string): string {
 }
 
 /** An arbitrary constant naming the migration advisory lock. */
+/** The parts of a pg connection `runPrepared` uses. */
+interface PgConnection {
+  query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
+}
+
+/** The parts of a better-sqlite3 connection `runPrepared` uses. */
+interface SqliteConnection {
+  prepare(sql: string): { reader: boolean; all(values: unknown[]): unknown[]; run(values: unknown[]): unknown };
+}
+
+/** A value bound as knex's better-sqlite3 client binds it (its `_formatBindings`). */
+function sqliteValue(value: unknown): unknown {
+  if (value instanceof Date) return value.valueOf();
+  if (typeof value === 'boolean') return Number(value);
+  return value;
+}
+
 const MIGRATION_LOCK_KEY = 4_207_330_401;
 
 const postgres: Dialect = {
@@ -148,6 +173,9 @@ const postgres: Dialect = {
   lockRowsSkipLocked: (qb) => qb.forUpdate().skipLocked() as typeof qb,
   lockRowsForUpdate: (qb) => qb.forNoKeyUpdate() as typeof qb,
   lockRowsForShare: (qb) => qb.forShare() as typeof qb,
+  async runPrepared(connection, { name, sql, values }) {
+    return (await (connection as PgConnection).query({ name, text: sql, values })).rows;
+  },
   cancelAfter: (qb, ms) => qb.timeout(ms, { cancel: true }) as typeof qb,
   ascNullsFirst: (column) => `${plainName(column)} asc nulls first`,
   rowAddress: 'ctid',
@@ -205,6 +233,13 @@ const sqlite: Dialect = {
   lockRowsSkipLocked: (qb) => qb,
   lockRowsForUpdate: (qb) => qb,
   lockRowsForShare: (qb) => qb,
+  async runPrepared(connection, { sql, values }) {
+    const statement = (connection as SqliteConnection).prepare(sql);
+    const bound = values.map(sqliteValue);
+    if (statement.reader) return statement.all(bound);
+    statement.run(bound);
+    return [];
+  },
   cancelAfter: (qb) => qb,
   ascNullsFirst: (column) => `${plainName(column)} asc`,
   rowAddress: 'rowid',

@@ -28,20 +28,6 @@ interface PoolClient {
   emit(event: 'query' | 'query-response' | 'query-error', ...args: unknown[]): boolean;
 }
 
-interface PgConnection {
-  query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
-}
-
-interface SqliteStatement {
-  reader: boolean;
-  all(values: unknown[]): unknown[];
-  run(values: unknown[]): unknown;
-}
-
-interface SqliteConnection {
-  prepare(sql: string): SqliteStatement;
-}
-
 /**
  * A hot statement whose SQL knex builds once per database, then runs with new values straight on
  * a pooled connection: no query builder, compiler or runner per call (about a third of a simple
@@ -113,20 +99,12 @@ export class PreparedStatement<P extends Record<string, unknown>> {
 
   private async runDirect<T>(executor: Executor, compiled: Compiled, values: unknown[]): Promise<T[]> {
     const client = executor.client as unknown as PoolClient;
-    const postgres = dialectOf(executor).kind === 'postgres';
-    const sql = compiled.native;
-    const bound = postgres ? values : values.map(sqliteValue);
     const connection = (await client.acquireConnection()) as { __knexUid?: string; __knexTxId?: string };
     // As knex describes a query to its listeners (tests tell transactions apart by __knexTxId).
-    const query = { sql, bindings: bound, method: 'raw', __knexUid: connection.__knexUid, __knexTxId: connection.__knexTxId };
+    const query = { sql: compiled.native, bindings: values, method: 'raw', __knexUid: connection.__knexUid, __knexTxId: connection.__knexTxId };
     try {
       client.emit('query', query);
-      let rows: T[];
-      if (postgres) rows = (await (connection as unknown as PgConnection).query({ name: compiled.serverName, text: sql, values: bound })).rows as T[];
-      else {
-        const statement = (connection as unknown as SqliteConnection).prepare(sql);
-        rows = statement.reader ? (statement.all(bound) as T[]) : (statement.run(bound), []);
-      }
+      const rows = (await dialectOf(executor).runPrepared(connection, { name: compiled.serverName, sql: compiled.native, values })) as T[];
       client.emit('query-response', rows, query);
       return rows;
     } catch (err) {
@@ -136,13 +114,6 @@ export class PreparedStatement<P extends Record<string, unknown>> {
       await client.releaseConnection(connection);
     }
   }
-}
-
-/** As knex's better-sqlite3 client binds a value (its `_formatBindings`). */
-function sqliteValue(value: unknown): unknown {
-  if (value instanceof Date) return value.valueOf();
-  if (typeof value === 'boolean') return Number(value);
-  return value;
 }
 
 /** Where a prepared statement's builder gets a parameter: its marker while built once, its value when built per call. */
