@@ -84,6 +84,14 @@ describe('relay admission: the one-file executable (dist/wallet-relay-admission.
     expect(text).to.match(/__require\("better-sqlite3"\)/);
     expect(text, 'the proto is embedded: the file has no proto/ folder beside it').to.include('package nauthz;').and.include('rpc EventAdmit(EventRequest) returns (EventReply)');
   });
+
+  it('carries core’s database entry only: no HTTP stack (Koa, routes, the backend), which a relay would load at every plugin start', () => {
+    const text = readFileSync(BUNDLE, 'utf8');
+    // esbuild heads every module it took with a `// <path>` line.
+    const modules = [...text.matchAll(/^\/\/ (\S+\.(?:ts|js|cjs|mjs))$/gm)].map((match) => match[1]!);
+    expect(modules.filter((path) => path.startsWith('../core/src/storage/')), 'core storage is inside').to.not.be.empty;
+    expect(modules.filter((path) => /\/node_modules\/(?:koa|@koa\/router|koa-compose)\//.test(path) || /^\.\.\/core\/src\/(?:http|backend|auth|identity|chains|composition)\b/.test(path))).to.deep.equal([]);
+  });
 });
 
 eachDialect('relay admission: the one-file executable, from a folder without node_modules', (dialect) => {

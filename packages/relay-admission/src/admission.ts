@@ -1,4 +1,4 @@
-import { connect, createJsonLogger, type Knex, type Logger } from '@wallet/backend-core';
+import { connect, createJsonLogger, type Knex, type Logger } from '@wallet/backend-core/database';
 import { performance } from 'node:perf_hooks';
 import { verifyEvent } from 'nostr-tools/pure';
 import { eventShapeProblem, isPubkeyHex, taggedPubkeys, type NostrEvent } from './event.js';
@@ -162,14 +162,21 @@ export function createRelayAdmission(options: RelayAdmissionOptions): RelayAdmis
     return withStandings([event.pubkey], (standings) => decide(event, standingOf(standings.get(event.pubkey)), recipientsRegistered));
   };
 
+  const noneRegistered = () => false;
+
   function judge(event: NostrEvent): AdmissionDecision | Promise<AdmissionDecision> {
-    if (event.kind !== GIFT_WRAP_KIND) return byAuthor(event, () => false);
+    if (event.kind !== GIFT_WRAP_KIND) return byAuthor(event, noneRegistered);
     const tagged = taggedPubkeys(event);
     // A gift wrap naming more recipients than allowed, or none, is decided by its author alone: the recipients are not
     // read (tens of thousands of p tags overflowed the query's parameters, and evicted the cache).
-    if (tagged.length === 0 || tagged.length > MAX_GIFT_WRAP_RECIPIENTS || !tagged.every(isPubkeyHex)) return byAuthor(event, () => false);
-    // A gift wrap to the relay's users is accepted whoever wraps it, so its one-time author is not read (NIP-17 DMs).
-    if (tagged.length === 1 && membership.cached(tagged[0]!)?.registered === true) return ACCEPT;
+    if (tagged.length === 0 || tagged.length > MAX_GIFT_WRAP_RECIPIENTS || !tagged.every(isPubkeyHex)) return byAuthor(event, noneRegistered);
+    if (tagged.length === 1) {
+      const recipient = membership.cached(tagged[0]!);
+      // A gift wrap to the relay's users is accepted whoever wraps it, so its one-time author is not read (NIP-17 DMs).
+      if (recipient?.registered === true) return ACCEPT;
+      // Its one recipient is known to be no user: the author decides.
+      if (recipient !== undefined) return byAuthor(event, noneRegistered);
+    }
     return withStandings(tagged, (recipients) => (allRegistered(tagged, recipients) ? ACCEPT : byAuthor(event, (pubkeys) => allRegistered(pubkeys, recipients))));
   }
 

@@ -1,9 +1,8 @@
 #!/usr/bin/env node
 import { Command, InvalidArgumentError } from 'commander';
-import { createJsonLogger, readSecretFiles } from '@wallet/backend-core';
+import { createJsonLogger, readSecretFiles } from '@wallet/backend-core/database';
 import { createRelayAdmission, ADMISSION_DEFAULTS } from './admission.js';
 import { checkAdmissionDatabase, CHECK_EXIT_CODES, type DatabaseCheck } from './check.js';
-import { startNauthzServer } from './grpc.js';
 import { runStrfryPlugin, STRFRY_DEFAULT_TIMEOUT_MS } from './strfry.js';
 
 interface GlobalOptions {
@@ -108,6 +107,8 @@ program
     const databaseUrl = databaseUrlOf(global);
     const admission = admissionFrom(global, databaseUrl);
     checkAtStartup(databaseUrl, global.databaseTimeoutMs);
+    // gRPC is loaded by this mode only: the strfry plugin would load it at every start and keep it in its heap.
+    const { startNauthzServer } = await import('./grpc.js');
     const server = await startNauthzServer({ admission, listen: options.listen, timeoutMs: options.timeoutMs });
     log.info('nauthz admission server listening', { address: server.address });
     const stop = () => {

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { appliedMigrations, connect, coreMigrations, databaseFailureOf, ledgerIdOf, parseDatabaseUrl, silentLogger } from '@wallet/backend-core';
+import { appliedMigrations, connect, coreMigrations, databaseFailureOf, ledgerIdOf, parseDatabaseUrl, silentLogger } from '@wallet/backend-core/database';
 import { within } from './deadline.js';
 
 /** Why the hook cannot read the wallet database, in an operator's terms. */

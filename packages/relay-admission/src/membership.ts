@@ -1,4 +1,4 @@
-import { readOptionalTime, type Knex } from '@wallet/backend-core';
+import { readOptionalTime, type Knex } from '@wallet/backend-core/database';
 
 export interface Standing {
   registered: boolean;

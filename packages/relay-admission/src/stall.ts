@@ -1,4 +1,4 @@
-import type { Logger } from '@wallet/backend-core';
+import type { Logger } from '@wallet/backend-core/database';
 import { within } from './deadline.js';
 
 /** Thrown when a read is not even tried: the database stopped answering and has not answered since. */
