@@ -10,8 +10,9 @@
  *  - pipe: the real `wallet-relay-admission strfry` executable over the mixed workload, one request
  *    at a time as strfry sends them, and pipelined (`--window` in flight);
  *  - ceiling: the real executable against an accept-all plugin (accept-all-plugin.mjs: the same
- *    line I/O, no decision), both spawned alike, one line at a time, `--rounds` interleaved rounds
- *    (even: each goes first in half of them) of `--mix-events` events per mix: premium authors;
+ *    line I/O, no decision), both spawned alike, one line at a time, `--rounds` rounds (even) of
+ *    `--mix-events` events per mix, each round in `--block`-event turns, ours and the accept-all
+ *    plugin on the same block, who goes first alternating per block and per round: premium authors;
  *    registered non-premium authors posting free kinds (1059, 10050); gift wraps from brand-new
  *    one-time keys to the active users in turn (NIP-17). Each mix first makes one untimed-for-the-
  *    target pass that reads every standing its rounds rest on (printed as "first pass": one

@@ -83,6 +83,33 @@ eachDialect('relay admission: membership cache', (dialect) => {
     expect((await m.read([w.stranger.pubkey])).get(w.stranger.pubkey)?.registered).to.equal(true);
   });
 
+  it('a standing falls due once per use in its second half; taken and not re-read (a failed re-read, a dropped remainder), it falls due again at its next use', async () => {
+    let woken = 0;
+    const m = new Membership(w.t.backend.db.knex, () => w.t.clock.now().getTime(), 10_000, undefined, () => woken++);
+    const start = w.t.clock.now().getTime();
+    await m.fetch([w.registered.pubkey, w.stranger.pubkey]);
+    w.t.clock.set(new Date(start + 5_000));
+    m.cached(w.registered.pubkey);
+    expect([m.dueCount, woken], 'at half its life: not due').to.deep.equal([0, 0]);
+    w.t.clock.set(new Date(start + 5_001));
+    for (let i = 0; i < 3; i++) m.cached(w.registered.pubkey);
+    expect([m.dueCount, woken], 'due once, however often used').to.deep.equal([1, 1]);
+    m.cached(w.stranger.pubkey);
+    expect([m.dueCount, woken], 'a second due standing joins the first without a new wake-up').to.deep.equal([2, 1]);
+    expect(m.takeDue(1)).to.deep.equal([w.registered.pubkey]);
+    expect(m.takeDue(10)).to.deep.equal([w.stranger.pubkey]);
+    expect(m.dueCount).to.equal(0);
+    // Neither was re-read: at the next use each is due again.
+    m.cached(w.stranger.pubkey);
+    m.cached(w.registered.pubkey);
+    expect([m.dueCount, woken]).to.deep.equal([2, 2]);
+    expect(m.takeDue(10).sort()).to.deep.equal([w.registered.pubkey, w.stranger.pubkey].sort());
+    // Re-read: fresh again, not due until the second half of the new reading.
+    await m.fetch([w.registered.pubkey]);
+    m.cached(w.registered.pubkey);
+    expect(m.dueCount).to.equal(0);
+  });
+
   it('isPremium: no standing or no premium_until is not premium, whatever the clock', () => {
     const before1970 = new Membership(w.t.backend.db.knex, () => -1_000, 10_000);
     expect(before1970.isPremium(undefined)).to.equal(false);

@@ -8,6 +8,15 @@ export interface Standing {
   freshUntil: number;
 }
 
+/**
+ * A cached standing, and whether its pubkey waits in the due set. The flag saves a second hash
+ * lookup per decision: one-at-a-time decisions start with cold caches after each wait on the
+ * pipe, where a lookup in a large set costs about a microsecond.
+ */
+interface Entry extends Standing {
+  due: boolean;
+}
+
 /** Entries kept at most; the cache starts over when full (a bound on memory, not on staleness). */
 const MAX_ENTRIES = 100_000;
 
@@ -22,7 +31,7 @@ const MAX_ENTRIES = 100_000;
  * database. A standing is still never used after `freshUntil`, re-read or not.
  */
 export class Membership {
-  private readonly cache = new Map<string, Standing>();
+  private readonly cache = new Map<string, Entry>();
   private readonly due = new Set<string>();
 
   /**
@@ -44,7 +53,7 @@ export class Membership {
     if (standing === undefined) return undefined;
     const left = standing.freshUntil - this.now();
     if (left <= 0) return undefined;
-    if (left * 2 < this.ttlMs) this.markDue(pubkey);
+    if (left * 2 < this.ttlMs && !standing.due) this.markDue(pubkey, standing);
     return standing;
   }
 
@@ -56,7 +65,9 @@ export class Membership {
       if (taken.length === max) break;
       this.due.delete(pubkey);
       const standing = this.cache.get(pubkey);
-      if (standing !== undefined && (standing.freshUntil - now) * 2 < this.ttlMs) taken.push(pubkey);
+      if (standing === undefined) continue;
+      standing.due = false;
+      if ((standing.freshUntil - now) * 2 < this.ttlMs) taken.push(pubkey);
     }
     return taken;
   }
@@ -65,8 +76,8 @@ export class Membership {
     return this.due.size;
   }
 
-  private markDue(pubkey: string): void {
-    if (this.due.has(pubkey)) return;
+  private markDue(pubkey: string, standing: Entry): void {
+    standing.due = true;
     this.due.add(pubkey);
     if (this.due.size === 1) this.onDue?.();
   }
@@ -109,7 +120,7 @@ export class Membership {
     }
     const found = new Map<string, Standing>();
     for (const pubkey of pubkeys) {
-      const standing: Standing = { registered: byKey.has(pubkey), premiumUntil: byKey.get(pubkey) ?? null, freshUntil };
+      const standing: Entry = { registered: byKey.has(pubkey), premiumUntil: byKey.get(pubkey) ?? null, freshUntil, due: false };
       if (this.ttlMs > 0) this.cache.set(pubkey, standing);
       found.set(pubkey, standing);
     }
