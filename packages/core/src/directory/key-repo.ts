@@ -72,6 +72,9 @@ function upsertStatement(proven: boolean): PreparedStatement<UpsertParams> {
       .returning(['user_id', 'asset', 'key_type', 'public_key', 'public_spend_key', 'proven_at']),
   );
 }
+const UPSERT_PROVEN = upsertStatement(true);
+const UPSERT_ADVERTISED = upsertStatement(false);
+
 /** A proven key's proof taken from any other account: every extension login runs it for its BTC key. */
 const RELEASE_PROOF = new PreparedStatement<{ asset: Asset; keyType: KeyType; publicKey: string; userId: string; now: Date | string }>('user_key_release_proof', (knex, param) =>
   knex(TABLE)
@@ -80,8 +83,6 @@ const RELEASE_PROOF = new PreparedStatement<{ asset: Asset; keyType: KeyType; pu
     .whereNotNull('proven_at')
     .update({ proven_at: null, updated_at: param('now') }),
 );
-const UPSERT_PROVEN = upsertStatement(true);
-const UPSERT_ADVERTISED = upsertStatement(false);
 
 const toInfo = (row: StoredKey): UserKeyInfo => ({
   asset: row.asset,

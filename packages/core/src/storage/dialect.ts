@@ -147,7 +147,6 @@ function plainName(name: string): string {
   return name;
 }
 
-/** An arbitrary constant naming the migration advisory lock. */
 /** The parts of a pg connection `runPrepared` uses. */
 interface PgConnection {
   query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
@@ -165,6 +164,7 @@ function sqliteValue(value: unknown): unknown {
   return value;
 }
 
+/** An arbitrary constant naming the migration advisory lock. */
 const MIGRATION_LOCK_KEY = 4_207_330_401;
 
 const postgres: Dialect = {
