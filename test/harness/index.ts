@@ -17,3 +17,4 @@ export * from './raw-http.js';
 export * from './nip44.js';
 export * from './statements.js';
 export * from './locks.js';
+export { expectPlan, type PlannedQuery } from './plans.js';

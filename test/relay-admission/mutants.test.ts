@@ -5,7 +5,7 @@ import { ACCEPT, ADMISSION_DEFAULTS, createRelayAdmission, decide, DM_RELAY_LIST
 import { Membership } from '../../packages/relay-admission/src/membership.js';
 import { captureLogger } from '@wallet/backend-core/testing';
 import { eachDialect, seedUser } from '../harness/index.js';
-import { DAY_MS, giftWrap, nostrKey, signed, useAdmissionWorld } from './world.js';
+import { DAY_MS, giftWrap, nostrKey, pubkeysAskedBy, signed, useAdmissionWorld } from './world.js';
 
 // Survivors of `npm run test:mutation` on policy.ts, membership.ts and admission.ts (docs/testing.md).
 
@@ -198,8 +198,8 @@ eachDialect('relay admission: the hook, survivors', (dialect) => {
     const later = nostrKey();
     const others = Array.from({ length: 16 }, () => w.registered.pubkey);
     const wrap = giftWrap(later.pubkey, ...others);
-    const read: unknown[][] = [];
-    const listener = (query: { bindings: unknown[] }) => read.push(query.bindings);
+    const read: string[][] = [];
+    const listener = (query: { bindings: unknown[] }) => read.push(pubkeysAskedBy(query));
     w.t.backend.db.knex.on('query', listener);
     try {
       expect(await admission.admit(wrap)).to.deep.equal(refused(REFUSALS.giftWrapNotForUser));

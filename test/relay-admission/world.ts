@@ -22,6 +22,15 @@ export function signed(key: NostrKey, kind: number, tags: string[][] = [], conte
 /** A gift wrap (kind 1059) from a one-time key to `recipients`, as NIP-59 makes it. */
 export const giftWrap = (...recipients: string[]) => signed(nostrKey(), 1059, recipients.map((pubkey) => ['p', pubkey]), 'ciphertext');
 
+/**
+ * The pubkeys a standings read asked for, from knex's `query` event: the list is its one
+ * parameter (`whereAnyOf`: a text array on Postgres, a JSON array on SQLite).
+ */
+export function pubkeysAskedBy(query: { bindings?: unknown[] }): string[] {
+  const [list] = query.bindings ?? [];
+  return (Array.isArray(list) ? list : JSON.parse(String(list))) as string[];
+}
+
 export interface AdmissionWorld {
   t: TestBackend;
   premium: NostrKey;

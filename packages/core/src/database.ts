@@ -12,6 +12,7 @@ export {
   databaseFailureOf,
   readOptionalTime,
   readTime,
+  whereAnyOf,
   appliedMigrations,
   coreMigrations,
   ledgerIdOf,

@@ -55,6 +55,7 @@ export {
   readOptionalTime,
   readBool,
   readJson,
+  whereAnyOf,
   appliedMigrations,
   coreMigrations,
   ledgerIdOf,

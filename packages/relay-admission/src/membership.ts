@@ -1,4 +1,4 @@
-import { readOptionalTime, type Knex } from '@wallet/backend-core/database';
+import { readOptionalTime, whereAnyOf, type Knex } from '@wallet/backend-core/database';
 
 export interface Standing {
   registered: boolean;
@@ -105,7 +105,8 @@ export class Membership {
   /** Reads these pubkeys' standings from the database in one query, and caches them. */
   async fetch(pubkeys: readonly string[]): Promise<Map<string, Standing>> {
     // A suspended account is nobody here: its events are refused as an outsider's until it is reinstated.
-    const query = this.knex('users').select('nostr_pubkey', 'premium_until').whereIn('nostr_pubkey', pubkeys).whereNull('suspended_at');
+    // One parameter for the whole list: knex writes no placeholder per pubkey (500 in a re-read).
+    const query = whereAnyOf(this.knex('users').select('nostr_pubkey', 'premium_until'), 'nostr_pubkey', pubkeys).whereNull('suspended_at');
     let rows: Array<{ nostr_pubkey: string; premium_until: unknown }>;
     if (this.runOn === undefined) rows = (await query) as typeof rows;
     else {

@@ -3,6 +3,7 @@ export {
   cancelAfter,
   lockRowsForShare,
   lockRowsForUpdate,
+  whereAnyOf,
   dialectFor,
   isUniqueViolation,
   uniqueViolationOf,

@@ -1,0 +1,78 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { expect } from 'chai';
+import { whereAnyOf, type Knex } from '@wallet/backend-core/database';
+import { Membership } from '../../packages/relay-admission/src/membership.js';
+import { createTestBackend, eachDialect, expectPlan, statementsOf, type TestBackend } from '../harness/index.js';
+
+const pubkey = () => randomBytes(32).toString('hex');
+const STANDINGS_READ = /from [`"]users[`"]/i;
+
+async function insertUsers(t: TestBackend, rows: Array<{ nostr_pubkey: string; premium_until?: Date; suspended?: boolean }>): Promise<void> {
+  const { time } = t.backend.db.dialect;
+  const now = time(t.clock.now());
+  const records = rows.map((row) => ({
+    id: randomUUID(),
+    nostr_pubkey: row.nostr_pubkey,
+    premium_until: row.premium_until === undefined ? null : time(row.premium_until),
+    suspended_at: row.suspended ? now : null,
+    created_at: now,
+    updated_at: now,
+  }));
+  for (let i = 0; i < records.length; i += 200) await t.backend.db.knex('users').insert(records.slice(i, i + 200));
+}
+
+eachDialect('relay admission: reading standings from the users table', (dialect) => {
+  let t: TestBackend;
+  beforeEach(async () => {
+    t = await createTestBackend(dialect);
+  });
+  afterEach(async () => t?.close());
+
+  it('reads any number of pubkeys in one statement with one parameter, by the nostr_pubkey index', async function () {
+    this.timeout(60_000);
+    const knex = t.backend.db.knex;
+    const start = t.clock.now().getTime();
+    // 20,000 users the read must not touch, and 300 it asks for: 100 premium, 20 suspended (nobody here).
+    const others = Array.from({ length: 20_000 }, () => ({ nostr_pubkey: pubkey() }));
+    const asked = Array.from({ length: 300 }, (_, i) => ({
+      nostr_pubkey: pubkey(),
+      ...(i < 100 ? { premium_until: new Date(start + (i + 1) * 60_000) } : {}),
+      suspended: i >= 280,
+    }));
+    await insertUsers(t, [...others, ...asked]);
+    if (dialect === 'postgres') await knex.raw('ANALYZE users');
+    const strangers = Array.from({ length: 200 }, pubkey);
+    const membership = new Membership(knex, () => start, 10_000);
+
+    let standings = new Map<string, { registered: boolean; premiumUntil: number | null }>();
+    const statements = await statementsOf(knex, STANDINGS_READ, async () => {
+      standings = await membership.fetch([...asked.map((user) => user.nostr_pubkey), ...strangers]);
+    });
+
+    expect(statements, 'one statement').to.have.length(1);
+    expect(statements[0]!.bindings, 'one parameter for 500 pubkeys').to.have.length(1);
+    expect(standings.size).to.equal(500);
+    asked.forEach((user, i) => {
+      const expected = user.suspended ? { registered: false, premiumUntil: null } : { registered: true, premiumUntil: i < 100 ? start + (i + 1) * 60_000 : null };
+      expect(standings.get(user.nostr_pubkey), `asked user ${i}`).to.include(expected);
+    });
+    for (const stranger of strangers) expect(standings.get(stranger)).to.include({ registered: false, premiumUntil: null });
+    // The plans of a first sight (one pubkey) and of a small re-read. Postgres rightly scans the
+    // whole table for a list that is a large share of it (500 of these 20,300 rows, or 25 of 3,300).
+    for (const pubkeys of [[asked[0]!.nostr_pubkey], [...asked.slice(0, 20).map((user) => user.nostr_pubkey), ...strangers.slice(0, 5)]]) {
+      const [read] = await statementsOf(knex, STANDINGS_READ, () => membership.fetch(pubkeys));
+      await expectPlan(dialect, knex, read!, { table: 'users', index: 'users_nostr_pubkey_unique', returns: Math.min(pubkeys.length, 20) });
+    }
+  });
+
+  it('whereAnyOf matches each value exactly, whatever characters it holds', async () => {
+    const knex: Knex = t.backend.db.knex;
+    // Characters that mean something in a Postgres array literal or in JSON, and near misses of them.
+    const stored = ['a"b', '{x,y}', 'NULL', 'back\\slash', "it's", 'caf\u00e9', ' spaced ', 'a,b', '[1]'];
+    await insertUsers(t, stored.map((value) => ({ nostr_pubkey: value })));
+    const asked = ['a"b', '{x,y}', 'NULL', 'back\\slash', "it's", 'caf\u00e9', ' spaced ', 'a', 'b', 'x', 'null', 'spaced', '1'];
+    const rows = (await whereAnyOf(knex('users').select('nostr_pubkey'), 'nostr_pubkey', asked)) as Array<{ nostr_pubkey: string }>;
+    expect(rows.map((row) => row.nostr_pubkey).sort()).to.deep.equal(['a"b', '{x,y}', 'NULL', 'back\\slash', "it's", 'caf\u00e9', ' spaced '].sort());
+    expect(await whereAnyOf(knex('users').select('nostr_pubkey'), 'nostr_pubkey', [])).to.deep.equal([]);
+  });
+});
