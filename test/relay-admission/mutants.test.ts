@@ -198,8 +198,8 @@ eachDialect('relay admission: the hook, survivors', (dialect) => {
     const later = nostrKey();
     const others = Array.from({ length: 16 }, () => w.registered.pubkey);
     const wrap = giftWrap(later.pubkey, ...others);
-    const read: string[][] = [];
-    const listener = (query: { bindings: unknown[] }) => read.push(pubkeysAskedBy(query));
+    const read: Array<string[] | null> = [];
+    const listener = (query: { sql: string; bindings: unknown[] }) => read.push(pubkeysAskedBy(query));
     w.t.backend.db.knex.on('query', listener);
     try {
       expect(await admission.admit(wrap)).to.deep.equal(refused(REFUSALS.giftWrapNotForUser));

@@ -51,12 +51,10 @@ eachDialect('relay admission: reading standings from the users table', (dialect)
 
     expect(statements, 'one statement').to.have.length(1);
     expect(statements[0]!.bindings, 'one parameter for 500 pubkeys').to.have.length(1);
-    expect(standings.size).to.equal(500);
     asked.forEach((user, i) => {
       const expected = user.suspended ? { registered: false, premiumUntil: null } : { registered: true, premiumUntil: i < 100 ? start + (i + 1) * 60_000 : null };
       expect(standings.get(user.nostr_pubkey), `asked user ${i}`).to.include(expected);
     });
-    for (const stranger of strangers) expect(standings.get(stranger)).to.include({ registered: false, premiumUntil: null });
     // The plans of a first sight (one pubkey) and of a small re-read. Postgres rightly scans the
     // whole table for a list that is a large share of it (500 of these 20,300 rows, or 25 of 3,300).
     for (const pubkeys of [[asked[0]!.nostr_pubkey], [...asked.slice(0, 20).map((user) => user.nostr_pubkey), ...strangers.slice(0, 5)]]) {

@@ -24,9 +24,11 @@ export const giftWrap = (...recipients: string[]) => signed(nostrKey(), 1059, re
 
 /**
  * The pubkeys a standings read asked for, from knex's `query` event: the list is its one
- * parameter (`whereAnyOf`: a text array on Postgres, a JSON array on SQLite).
+ * parameter (`whereAnyOf`: a text array on Postgres, a JSON array on SQLite). Null for any other
+ * statement, so a listener sees what else ran rather than failing it.
  */
-export function pubkeysAskedBy(query: { bindings?: unknown[] }): string[] {
+export function pubkeysAskedBy(query: { sql: string; bindings?: unknown[] }): string[] | null {
+  if (!/from [`"]users[`"]/i.test(query.sql)) return null;
   const [list] = query.bindings ?? [];
   return (Array.isArray(list) ? list : JSON.parse(String(list))) as string[];
 }

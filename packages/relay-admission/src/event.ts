@@ -24,6 +24,7 @@ const scratch = new Uint8Array(3 * LONGEST_HEX);
  * more, never hex) lands at its own index, inside the bytes checked.
  */
 function isLowerHex(value: string, length: number): boolean {
+  if (length > LONGEST_HEX) throw new RangeError(`a hex field of ${length} characters is longer than the check's scratch`);
   if (value.length !== length) return false;
   utf8.encodeInto(value, scratch);
   let hex = 1;
