@@ -69,4 +69,3 @@ export async function expectPlan(dialect: DialectName, knex: Knex, query: Planne
   const scans = nodes.filter((node) => node['Relation Name'] === expected.table);
   for (const scan of scans) expect(rowsRead(scan), `rows read: ${context}`).to.be.at.most(expected.returns + (expected.slack ?? 0));
 }
-

@@ -3,9 +3,9 @@ import { expect } from 'chai';
 import { whereAnyOf, type Knex } from '@wallet/backend-core/database';
 import { Membership } from '../../packages/relay-admission/src/membership.js';
 import { createTestBackend, eachDialect, expectPlan, statementsOf, type TestBackend } from '../harness/index.js';
+import { STANDINGS_READ } from './world.js';
 
 const pubkey = () => randomBytes(32).toString('hex');
-const STANDINGS_READ = /from [`"]users[`"]/i;
 
 async function insertUsers(t: TestBackend, rows: Array<{ nostr_pubkey: string; premium_until?: Date; suspended?: boolean }>): Promise<void> {
   const { time } = t.backend.db.dialect;
@@ -18,7 +18,7 @@ async function insertUsers(t: TestBackend, rows: Array<{ nostr_pubkey: string; p
     created_at: now,
     updated_at: now,
   }));
-  for (let i = 0; i < records.length; i += 200) await t.backend.db.knex('users').insert(records.slice(i, i + 200));
+  await t.backend.db.knex.batchInsert('users', records, 200);
 }
 
 eachDialect('relay admission: reading standings from the users table', (dialect) => {

@@ -22,13 +22,16 @@ export function signed(key: NostrKey, kind: number, tags: string[][] = [], conte
 /** A gift wrap (kind 1059) from a one-time key to `recipients`, as NIP-59 makes it. */
 export const giftWrap = (...recipients: string[]) => signed(nostrKey(), 1059, recipients.map((pubkey) => ['p', pubkey]), 'ciphertext');
 
+/** A standings read, by its SQL (the hook reads nothing else from `users`). */
+export const STANDINGS_READ = /from [`"]users[`"]/i;
+
 /**
  * The pubkeys a standings read asked for, from knex's `query` event: the list is its one
  * parameter (`whereAnyOf`: a text array on Postgres, a JSON array on SQLite). Null for any other
  * statement, so a listener sees what else ran rather than failing it.
  */
 export function pubkeysAskedBy(query: { sql: string; bindings?: unknown[] }): string[] | null {
-  if (!/from [`"]users[`"]/i.test(query.sql)) return null;
+  if (!STANDINGS_READ.test(query.sql)) return null;
   const [list] = query.bindings ?? [];
   return (Array.isArray(list) ? list : JSON.parse(String(list))) as string[];
 }
