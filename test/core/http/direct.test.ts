@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
-import { defineRoute, type WalletPlugin } from '@wallet/backend-core';
+import { coreErrors, defineRoute, type WalletPlugin } from '@wallet/backend-core';
 import { createTestBackend, eachDialect, seedSession, seedUser, sendRaw, type RawAnswer, type TestBackend } from '../../harness/index.js';
 
 const failingPlugin: WalletPlugin = {
@@ -18,10 +18,20 @@ const failingPlugin: WalletPlugin = {
         },
       }),
     );
+    ctx.routes.add(
+      defineRoute({
+        method: 'GET',
+        path: '/direct/unwritable',
+        summary: 'Refuses with a header value Node will not write',
+        auth: 'none',
+        rateLimit: false,
+        handler: () => {
+          throw coreErrors.create.rate_limited({ headers: { 'Retry-After': 'one\ntwo' } });
+        },
+      }),
+    );
   },
 };
-
-
 
 /** One request on a fresh connection, with this test's request id (answers carry it). */
 const send = (port: number, method: string, path: string, headers: Record<string, string> = {}, body?: string) => sendRaw(port, method, path, { 'x-request-id': 'direct-test-0001', ...headers }, body);
@@ -129,6 +139,19 @@ eachDialect('the direct listener (start(), callback())', (dialect) => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     }
+  });
+
+  it('an answer Node refuses to write is logged, its connection closed, and the server goes on serving', async () => {
+    const outcome = await send(directPort, 'GET', '/api/v1/direct/unwritable').then(
+      (answer) => `answered ${answer.status}`,
+      (err: Error) => err.message,
+    );
+    expect(outcome).to.match(/socket hang up|ECONNRESET/);
+    const failure = t.logger.lines.find((line) => line.msg === 'the response could not be written');
+    expect(failure, 'the failure is logged').to.not.equal(undefined);
+    expect(String(failure!.err)).to.include('Retry-After');
+    expect(t.logger.lines.filter((line) => line.msg === 'request' && line.path === '/api/v1/direct/unwritable')).to.have.length(1);
+    expect((await send(directPort, 'GET', '/api/v1/health')).status).to.equal(200);
   });
 
   it('logs one line per request: its id, method, path without the query, status and code', async () => {

@@ -64,6 +64,8 @@ describe('route table: picks what @koa/router picks', () => {
       ['GET', '/files/{id}'],
       ['GET', '/Mixed/Case'],
       ['POST', '/x/{y}'],
+      ['GET', '/g/{n}.json'],
+      ['GET', '/g/list'],
     ]);
     const table = tableOf(router);
     expect(table.find('GET', '/files/a.json')).to.equal(undefined); // the router takes the first, opaque route
@@ -77,6 +79,9 @@ describe('route table: picks what @koa/router picks', () => {
     expect(table.find('HEAD', '/mixed/case')).to.equal(undefined);
     expect(table.find('GET', '/x/y')).to.equal(undefined); // no such method: 405 is the router's
     expect(routerPick(router, 'GET', '/mixed/case')!.layer.path).to.equal('/Mixed/Case');
+    // A path without parameters behind a route the table cannot judge is the router's, however it is spelled.
+    expect(routerPick(router, 'GET', '/g/list')!.layer.path).to.equal('/g/list');
+    expect(table.find('GET', '/g/list')).to.equal(undefined);
   });
 
   it('an upper-case segment is the router\'s even where a later pattern would take it (the router may match an earlier literal)', () => {

@@ -1,5 +1,8 @@
 import { expect } from 'chai';
+import fc from 'fast-check';
 import { createJsonLogger, createWalletBackend, type Logger } from '@wallet/backend-core';
+import { logRequestLine, type RequestLine } from '../../../packages/core/src/logger/index.js';
+import { WRITE_REQUEST_LINE } from '../../../packages/core/src/logger/request-line.js';
 import { freePort, TEST_PUBLIC_API_URL, TEST_SECRETS } from '../../harness/index.js';
 
 /** A logger whose lines land in an array, parsed. */
@@ -82,6 +85,61 @@ describe('JSON logger', () => {
     const child = logger.child({ request_amount: 5n, loop });
     expect(() => child.info('child')).not.to.throw();
     expect(parsed()[0]).to.deep.include({ request_amount: '5', loop: { loop: '[Circular]' } });
+  });
+
+  it('writes fields as given, a later one over an earlier one of the same name, and a field named __proto__ as a field', () => {
+    const { logger, parsed } = capture();
+    const child = logger.child({ component: 'test', request_id: 'bound' });
+    child.info('shapes', JSON.parse('{"__proto__":"kept","request_id":"given","status":200,"ok":true,"none":null,"gone":null}') as Record<string, unknown>);
+    child.info('plain', { count: 3, ms: 0.5, skipped: undefined });
+    const [shapes, plain] = parsed();
+    expect(Object.keys(shapes!)).to.deep.equal(['level', 'time', 'msg', 'component', 'request_id', '__proto__', 'status', 'ok', 'none', 'gone']);
+    expect(Object.getOwnPropertyDescriptor(shapes, '__proto__')?.value).to.equal('kept');
+    expect(shapes).to.include({ component: 'test', request_id: 'given', status: 200, ok: true, none: null });
+    expect(plain).to.deep.equal({ level: 'info', time: plain!.time, msg: 'plain', component: 'test', request_id: 'bound', count: 3, ms: 0.5 });
+    expect(new Date(plain!.time as string).toISOString()).to.equal(plain!.time);
+  });
+
+  it("writes a request line with the same bytes as the generic line, whatever its text, numbers and the logger's bindings", () => {
+    const text = fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.constantFrom('', '/api/v1/health', 'a"b\\c', '\u2028', '\ud800', 'GET'));
+    const line = fc.record({
+      requestId: text,
+      method: text,
+      path: text,
+      status: fc.oneof(fc.integer({ min: 100, max: 599 }), fc.double()),
+      code: fc.option(text, { nil: undefined }),
+      ms: fc.oneof(fc.double({ noNaN: true }), fc.double(), fc.constantFrom(0, -0, 0.1, 1e21, 12.3)),
+    });
+    const bindings = fc.dictionary(fc.oneof(fc.string(), fc.constantFrom('0', '7', '4294967294', '4294967295', '01')), fc.oneof(fc.string({ unit: 'binary' }), fc.double(), fc.boolean(), fc.constant(null), fc.constant(undefined)), { maxKeys: 3 });
+    const untimed = (written: string) => written.replace(/"time":"[^"]*"/, '"time":"T"');
+    let direct = 0;
+    fc.assert(
+      fc.property(line, bindings, (request: RequestLine, bound) => {
+        const { logger, lines } = capture();
+        const child = logger.child(bound);
+        // The same logger behind a plain object: logRequestLine can only call its info().
+        const generic: Logger = { debug: child.debug, info: child.info, warn: child.warn, error: child.error, child: child.child };
+        logRequestLine(child, request);
+        logRequestLine(generic, request);
+        expect(lines).to.have.length(2);
+        expect(untimed(lines[0]!)).to.equal(untimed(lines[1]!));
+        if (WRITE_REQUEST_LINE in child) direct++;
+      }),
+      { numRuns: 2_000 },
+    );
+    // Most runs took the direct writer (the rest: bindings it leaves to the generic line).
+    expect(direct).to.be.greaterThan(800);
+  });
+
+  it('writes no request line below info, and a bound name the line also writes is written once', () => {
+    const lines: string[] = [];
+    const quiet = createJsonLogger({ level: 'warn', write: (written) => lines.push(written) });
+    logRequestLine(quiet, { requestId: 'r'.repeat(8), method: 'GET', path: '/p', status: 200, code: undefined, ms: 1 });
+    expect(lines).to.deep.equal([]);
+    const { logger, lines: bound } = capture();
+    logRequestLine(logger.child({ status: 'bound', component: 'x' }), { requestId: 'r'.repeat(8), method: 'GET', path: '/p', status: 404, code: 'not_found', ms: 0.5 });
+    expect(bound[0]!.match(/"status"/g)).to.have.length(1);
+    expect(JSON.parse(bound[0]!)).to.include({ msg: 'request', component: 'x', status: 404, code: 'not_found', ms: 0.5 });
   });
 
   it('a log call never throws when the destination itself fails', () => {

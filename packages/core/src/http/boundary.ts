@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Context, Next } from 'koa';
 import { coreErrors, isWalletError, upstreamFailureOf, type WalletError } from '../errors/index.js';
-import { describeError, type Logger } from '../logger/index.js';
+import { describeError, logRequestLine, type Logger } from '../logger/index.js';
 import { noMetrics, type MetricsRecorder } from '../metrics/index.js';
 import { isRefusedValue, isUniqueViolation, uniqueViolationOf } from '../storage/index.js';
 import { isClientAbort } from './body.js';
@@ -128,7 +128,7 @@ export function endRequest(
   const ms = performance.now() - state.started;
   metrics.request(outcome.method, state.route ?? UNMATCHED_ROUTE, outcome.status, ms / 1000);
   const { method, path, status, code } = outcome;
-  baseLogger.info('request', { request_id: state.requestId, method, path, status, ...(code ? { code } : {}), ms: Math.round(ms * 10) / 10 });
+  logRequestLine(baseLogger, { requestId: state.requestId, method, path, status, code, ms: Math.round(ms * 10) / 10 });
 }
 
 /**

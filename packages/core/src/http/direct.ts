@@ -71,21 +71,28 @@ function writeJson(res: ServerResponse, status: number, body: unknown): number {
   return answered;
 }
 
+/** Serves one request the table took; never rejects (a response that cannot be written is logged and its socket destroyed). */
 async function serve(handle: RouteHandler, req: IncomingMessage, res: ServerResponse, params: Record<string, string>, path: string, search: string, logger: Logger, metrics: MetricsRecorder): Promise<void> {
-  const state = beginRequest(req, res, logger);
   const method = req.method!;
   let status = 500;
   let code: string | undefined;
   try {
-    const result = await handle(new DirectExchange(method, req, res, params, search, state));
-    status = writeJson(res, result.status, result.body);
+    const state = beginRequest(req, res, logger);
+    try {
+      const result = await handle(new DirectExchange(method, req, res, params, search, state));
+      status = writeJson(res, result.status, result.body);
+    } catch (err) {
+      const answer = errorAnswer(err, state);
+      code = answer.code;
+      for (const [name, value] of Object.entries(answer.headers)) res.setHeader(name, value);
+      status = writeJson(res, answer.status, answer.body);
+    } finally {
+      endRequest(state, logger, metrics, { method, path, status, code });
+    }
   } catch (err) {
-    const answer = errorAnswer(err, state);
-    code = answer.code;
-    for (const [name, value] of Object.entries(answer.headers)) res.setHeader(name, value);
-    status = writeJson(res, answer.status, answer.body);
-  } finally {
-    endRequest(state, logger, metrics, { method, path, status, code });
+    // Writing the answer itself failed (a header value Node refused, say): nothing can be sent.
+    logger.error('the response could not be written', describeError(err));
+    res.destroy();
   }
 }
 
@@ -108,10 +115,6 @@ export function directListener(table: RouteTable<RouteHandler>, koa: KoaListener
     const match = search !== '' && KOA_READS_DIFFERENTLY.test(search) ? undefined : table.find(req.method ?? '', path);
     if (match === undefined) return koa(req, res);
     // Returned, so whoever called the listener knows when the handler is done (close() drains on it).
-    return serve(match.handler, req as IncomingMessage, res as ServerResponse, match.params, path, search, logger, metrics).catch((err: unknown) => {
-      // Writing the answer itself failed (a header value Node refused, say): nothing can be sent.
-      logger.error('the response could not be written', describeError(err));
-      res.destroy();
-    });
+    return serve(match.handler, req as IncomingMessage, res as ServerResponse, match.params, path, search, logger, metrics);
   };
 }

@@ -45,7 +45,7 @@ async function enforceRateLimit(kit: RouteKit, clientIp: string): Promise<void> 
   }
 }
 
-/** What a handler receives; a class, so the lazy logger is a prototype getter rather than one defined per request. */
+/** What a handler receives; a class, so the lazy logger and client IP are prototype getters rather than ones defined per request. */
 class HandlerInput {
   readonly requestId: string;
   constructor(
@@ -55,10 +55,15 @@ class HandlerInput {
     readonly auth: unknown,
     readonly headers: Readonly<Record<string, string | undefined>>,
     readonly rawBody: Buffer,
-    readonly clientIp: string,
+    private readonly client: ClientAddress,
     private readonly state: BoundaryState,
   ) {
     this.requestId = state.requestId;
+  }
+
+  /** Resolved on first use: most routes never ask. */
+  get clientIp(): string {
+    return this.client.ip;
   }
 
   /** Made on first use: most handlers never log. */
@@ -91,6 +96,24 @@ export interface RouteResult {
 /** Serves one request a route took, inside a request boundary that already runs (see routeMiddleware). */
 export type RouteHandler = (exchange: RouteExchange) => Promise<RouteResult>;
 
+/**
+ * The client's address as the request arrived (the socket's peer and `X-Forwarded-For`, read at
+ * once: a socket that closes later no longer knows its peer), resolved to the client IP only
+ * when the limiter or the handler asks.
+ */
+class ClientAddress {
+  private resolved: string | undefined;
+  constructor(
+    private readonly resolve: ClientIpResolver,
+    private readonly socketAddress: string | undefined,
+    private readonly forwardedFor: string | undefined,
+  ) {}
+
+  get ip(): string {
+    return (this.resolved ??= this.resolve(this.socketAddress, this.forwardedFor));
+  }
+}
+
 /** A request header as one string (Node joins repeats), '' counted as absent. */
 function header(req: IncomingMessage, name: string): string | undefined {
   const value = req.headers[name];
@@ -109,14 +132,15 @@ export function routeHandler(route: AnyRoute, kit: RouteKit): RouteHandler {
   const successStatus = route.successStatus ?? 200;
   const staticHeaders = Object.entries(route.headers ?? {});
   const adminScope = adminScopeOf(route);
+  const rateLimited = isRateLimited(route);
 
   return async (exchange: RouteExchange): Promise<RouteResult> => {
     const { req, res, state } = exchange;
     state.route = template;
     // Static headers first, so they survive an error response too (NIP-05 CORS).
     for (const [name, value] of staticHeaders) res.setHeader(name, value);
-    const clientIp = kit.resolveClientIp(req.socket.remoteAddress, header(req, 'x-forwarded-for'));
-    if (isRateLimited(route)) await enforceRateLimit(kit, clientIp);
+    const client = new ClientAddress(kit.resolveClientIp, req.socket.remoteAddress, header(req, 'x-forwarded-for'));
+    if (rateLimited) await enforceRateLimit(kit, client.ip);
     // Read only by the routes that authenticate.
     const authorization = route.auth === 'none' ? undefined : header(req, 'authorization');
     const auth =
@@ -132,7 +156,7 @@ export function routeHandler(route: AnyRoute, kit: RouteKit): RouteHandler {
     const query = parseInput('query', route.query, route.query ? { ...rawQuery } : rawQuery, kitChecks);
     const body = parseInput('body', route.body, parseJsonBody(rawBody, header(req, 'content-type')), kitChecks);
 
-    const input = new HandlerInput(body, query, params, auth, req.headers as Record<string, string | undefined>, rawBody, clientIp, state);
+    const input = new HandlerInput(body, query, params, auth, req.headers as Record<string, string | undefined>, rawBody, client, state);
     const result = await route.handler(input as RouteInput<'none', unknown, unknown, unknown>);
     res.setHeader('Cache-Control', 'no-store');
     return { status: successStatus, body: result ?? null };

@@ -1,4 +1,7 @@
 import { writeSync } from 'node:fs';
+import { formatRequestLine, REQUEST_LINE_NAMES, WRITE_REQUEST_LINE, type RequestLine } from './request-line.js';
+
+export { logRequestLine, type RequestLine } from './request-line.js';
 
 /**
  * A minimal structured logger. Callers pass fields, never interpolated secrets: tokens, view
@@ -71,17 +74,33 @@ function rewrite(value: object): unknown {
 /**
  * The line for one call. A value that still cannot be written (a getter or `toJSON` that throws)
  * costs its fields, not the line: the message is written with `log_error` saying why.
+ * `plainBindings` says the bindings hold no value that needs the replacer (a logger knows it once).
  */
-export function formatLogLine(level: Exclude<LogLevel, 'silent'>, message: unknown, ...fieldSets: LogFields[]): string {
+export function formatLogLine(level: Exclude<LogLevel, 'silent'>, message: unknown, bindings: LogFields, fields: LogFields, plainBindings = readsPlain(bindings)): string {
   const time = isoNow();
   const msg = typeof message === 'string' ? message : safeString(message);
   try {
-    const line = Object.assign({ level, time, msg }, ...fieldSets) as LogFields;
+    // Spread, not Object.assign: a field named `__proto__` stays a field, and a literal is cheaper to make.
+    const line: LogFields = { level, time, msg, ...bindings, ...fields };
     // Most lines (every request line) hold strings and numbers only: the replacer, which exists
     // for BigInts, Errors and cycles, would cost more than the rest of the line.
-    return JSON.stringify(line, onlyPrimitives(line) ? undefined : safeReplacer());
+    return JSON.stringify(line, plainBindings && onlyPrimitives(fields) ? undefined : safeReplacer());
   } catch (err) {
     return JSON.stringify({ level, time, msg, log_error: `the fields of this line could not be written: ${err instanceof Error ? safeString(err.message) : safeString(err)}` });
+  }
+}
+
+/** A name JSON.stringify writes before every other key of an object (an array index), wherever it was set. */
+function isArrayIndex(name: string): boolean {
+  return /^(?:0|[1-9]\d{0,9})$/.test(name) && Number(name) < 2 ** 32 - 1;
+}
+
+/** onlyPrimitives, false where reading a value throws. */
+function readsPlain(fields: LogFields): boolean {
+  try {
+    return onlyPrimitives(fields);
+  } catch {
+    return false;
   }
 }
 
@@ -178,21 +197,37 @@ export function createJsonLogger(options: JsonLoggerOptions = {}): Logger {
   const threshold = RANK[options.level ?? 'info'];
   const write = options.write ?? writeStdoutLine;
   const bindings = options.bindings ?? {};
+  // A binding that cannot even be read (a throwing getter) is the replacer's to report, line by line.
+  const plainBindings = readsPlain(bindings);
   const emit = (level: Exclude<LogLevel, 'silent'>) => (message: string, fields: LogFields = {}) => {
     if (RANK[level] < threshold) return;
     try {
-      write(formatLogLine(level, message, bindings, fields));
+      write(formatLogLine(level, message, bindings, fields, plainBindings));
     } catch {
       // Nowhere left to report it: the log destination itself failed.
     }
   };
-  return {
+  const logger: Logger & { [WRITE_REQUEST_LINE]?: (line: RequestLine) => void } = {
     debug: emit('debug'),
     info: emit('info'),
     warn: emit('warn'),
     error: emit('error'),
     child: (more) => createJsonLogger({ ...options, bindings: { ...bindings, ...more } }),
   };
+  // Request lines written straight from their values (logRequestLine), where that gives the generic line's bytes.
+  if (RANK.info < threshold) logger[WRITE_REQUEST_LINE] = () => undefined;
+  else if (plainBindings && Object.keys(bindings).every((name) => !REQUEST_LINE_NAMES.includes(name) && !isArrayIndex(name))) {
+    const members = JSON.stringify(bindings).slice(1, -1);
+    const boundJson = members === '' ? '' : `,${members}`;
+    logger[WRITE_REQUEST_LINE] = (line) => {
+      try {
+        write(formatRequestLine(isoNow(), boundJson, line));
+      } catch {
+        // Nowhere left to report it: the log destination itself failed.
+      }
+    };
+  }
+  return logger;
 }
 
 export const silentLogger: Logger = createJsonLogger({ level: 'silent' });
