@@ -97,4 +97,4 @@ STOPSIGNAL SIGTERM
 # The heap flags are the ones `npm run start:prod` uses (docs/operators.md, "Memory"). Node is
 # started directly, not through `npm run start:prod`: npm would add a process of about 56 MB and
 # stand between Docker's SIGTERM and the server.
-CMD ["node", "--max-old-space-size=256", "--max-semi-space-size=8", "examples/server/dist/main.js"]
+CMD ["node", "--max-old-space-size=256", "--max-semi-space-size=8", "--no-allocation-site-pretenuring", "examples/server/dist/main.js"]

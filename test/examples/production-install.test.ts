@@ -73,12 +73,12 @@ describe('production install: the scripts', () => {
   const scripts = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')).scripts as Record<string, string>;
 
   it('start:prod and cli:prod run the built output without compiling; prepare is the guarded build; start still builds', () => {
-    expect(scripts['start:prod']).to.equal('node --max-old-space-size=256 --max-semi-space-size=8 examples/server/dist/main.js');
+    expect(scripts['start:prod']).to.equal('node --max-old-space-size=256 --max-semi-space-size=8 --no-allocation-site-pretenuring examples/server/dist/main.js');
     expect(scripts['cli:prod']).to.equal('node examples/cli/dist/main.js');
     expect(scripts.prepare).to.equal('node scripts/prepare.mjs');
     expect(scripts.build).to.equal('tsc -b');
     expect(scripts.start, 'start runs what start:prod runs, after a build').to.equal(`tsc -b && ${scripts['start:prod']}`);
-    expect(serverNodeFlags()).to.deep.equal(['--max-old-space-size=256', '--max-semi-space-size=8']);
+    expect(serverNodeFlags()).to.deep.equal(['--max-old-space-size=256', '--max-semi-space-size=8', '--no-allocation-site-pretenuring']);
   });
 
   describe('scripts/prepare.mjs without the dev dependencies', () => {

@@ -14,8 +14,8 @@ export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
  */
 export function serverNodeFlags(): string[] {
   const script = (JSON.parse(readFileSync(`${REPO_ROOT}package.json`, 'utf8')) as { scripts: Record<string, string> }).scripts['start:prod'] ?? '';
-  const match = /^node((?: --[a-z-]+=\d+)*) examples\/server\/dist\/main\.js$/.exec(script);
-  if (match === null) throw new Error(`package.json start:prod is not "node [--flag=N ...] examples/server/dist/main.js": ${script}`);
+  const match = /^node((?: --[a-z-]+(?:=\d+)?)*) examples\/server\/dist\/main\.js$/.exec(script);
+  if (match === null) throw new Error(`package.json start:prod is not "node [--flag[=N] ...] examples/server/dist/main.js": ${script}`);
   return match[1]!.split(' ').filter(Boolean);
 }
 

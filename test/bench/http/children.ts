@@ -118,6 +118,8 @@ export interface WalletLaunch {
   env: Record<string, string>;
   port: number;
   timeoutMs?: number;
+  /** Node flags, instead of BENCH_WALLET_FLAGS or start:prod's. */
+  flags?: string[];
 }
 
 /**
@@ -128,7 +130,7 @@ export async function launchWallet(options: WalletLaunch): Promise<ServerChild> 
   const url = `http://127.0.0.1:${options.port}`;
   // The server runs as `npm run start:prod` runs it (its Node flags); BENCH_WALLET_FLAGS replaces
   // those flags and BENCH_WALLET_NODE_OPTIONS adds NODE_OPTIONS (a memory experiment, say).
-  const flags = process.env.BENCH_WALLET_FLAGS !== undefined ? flagsFrom(process.env.BENCH_WALLET_FLAGS) : serverNodeFlags();
+  const flags = options.flags ?? (process.env.BENCH_WALLET_FLAGS !== undefined ? flagsFrom(process.env.BENCH_WALLET_FLAGS) : serverNodeFlags());
   const nodeOptions: Record<string, string> = process.env.BENCH_WALLET_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_WALLET_NODE_OPTIONS } : {};
   const env = { ...options.env, ...nodeOptions, PORT: String(options.port), HOST: '127.0.0.1' };
   const child =
@@ -187,6 +189,16 @@ export function rssMb(pid: number): number | null {
 
 /** Clock ticks per second of /proc/<pid>/stat's utime and stime (USER_HZ: 100 on every Linux build in use). */
 const USER_HZ = 100;
+
+/** The largest RSS the process has had (VmHWM), in MB, from /proc (Linux); null when unreadable. */
+export function peakRssMb(pid: number): number | null {
+  try {
+    const kb = /VmHWM:\s+(\d+)\s+kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return kb === undefined ? null : Math.round((Number(kb) / 1024) * 10) / 10;
+  } catch {
+    return null;
+  }
+}
 
 /** CPU the process has used so far (user + system), in ms, from /proc (Linux); null when unreadable. */
 export function cpuMs(pid: number): number | null {
