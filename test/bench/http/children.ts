@@ -177,28 +177,24 @@ export async function launchBare(env: Record<string, string>, port: number, time
   return handle('bare server', child, url, identified);
 }
 
-/** The process's resident set in MB, from /proc (Linux) or `ps` elsewhere; null when unreadable. */
-export function rssMb(pid: number): number | null {
+/** A memory line of /proc/<pid>/status (Linux), in MB; null when unreadable. */
+function statusMb(pid: number, field: 'VmRSS' | 'VmHWM'): number | null {
   try {
-    const kb = /VmRSS:\s+(\d+)\s+kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    const kb = new RegExp(`${field}:\\s+(\\d+)\\s+kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
     return kb === undefined ? null : Math.round((Number(kb) / 1024) * 10) / 10;
   } catch {
     return null;
   }
 }
+
+/** The process's resident set now, in MB (/proc); null when unreadable. */
+export const rssMb = (pid: number): number | null => statusMb(pid, 'VmRSS');
+
+/** The largest resident set the process has had (VmHWM), in MB (/proc); null when unreadable. */
+export const peakRssMb = (pid: number): number | null => statusMb(pid, 'VmHWM');
 
 /** Clock ticks per second of /proc/<pid>/stat's utime and stime (USER_HZ: 100 on every Linux build in use). */
 const USER_HZ = 100;
-
-/** The largest RSS the process has had (VmHWM), in MB, from /proc (Linux); null when unreadable. */
-export function peakRssMb(pid: number): number | null {
-  try {
-    const kb = /VmHWM:\s+(\d+)\s+kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-    return kb === undefined ? null : Math.round((Number(kb) / 1024) * 10) / 10;
-  } catch {
-    return null;
-  }
-}
 
 /** CPU the process has used so far (user + system), in ms, from /proc (Linux); null when unreadable. */
 export function cpuMs(pid: number): number | null {
