@@ -131,6 +131,28 @@ describe('JSON logger', () => {
     expect(direct).to.be.greaterThan(800);
   });
 
+  it("a wrapper around a logger gets every request line through its own info, and bindings changed later change no line", () => {
+    const { logger, parsed } = capture();
+    const seen: string[] = [];
+    const wrapped: Logger = { ...logger, info: (message, fields) => (seen.push(message), logger.info(message, { ...fields, wrapped: true })) };
+    const assigned = Object.assign({}, logger, { info: wrapped.info });
+    for (const host of [wrapped, assigned]) logRequestLine(host, { requestId: 'r'.repeat(8), method: 'GET', path: '/p', status: 200, code: undefined, ms: 1 });
+    expect(seen).to.deep.equal(['request', 'request']);
+    expect(parsed().map((line) => line.wrapped)).to.deep.equal([true, true]);
+
+    const bound: Record<string, unknown> = { component: 'before' };
+    const lines: string[] = [];
+    const child = createJsonLogger({ bindings: bound, write: (line) => lines.push(line) });
+    bound.component = 'after';
+    bound.extra = 1n;
+    logRequestLine(child, { requestId: 'r'.repeat(8), method: 'GET', path: '/p', status: 200, code: undefined, ms: 1 });
+    child.info('other');
+    expect(lines.map((line) => JSON.parse(line) as Record<string, unknown>).map((line) => [line.component, line.extra])).to.deep.equal([
+      ['before', undefined],
+      ['before', undefined],
+    ]);
+  });
+
   it('writes no request line below info, and a bound name the line also writes is written once', () => {
     const lines: string[] = [];
     const quiet = createJsonLogger({ level: 'warn', write: (written) => lines.push(written) });

@@ -78,7 +78,7 @@ export class RouteTable<H> {
   /**
    * Paths without parameters, by method then path, each with the route the buckets would pick
    * for it: one hash lookup answers the hottest routes (`/health`, `/auth/me`, NIP-05) without
-   * the pattern test, the split and the walk, which cost about a microsecond of a `/health`.
+   * the pattern test, the split and the walk (about 3 % of a `/health`'s CPU in a profile).
    */
   private readonly literal = new Map<string, Map<string, H>>();
 

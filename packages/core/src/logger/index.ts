@@ -90,6 +90,27 @@ export function formatLogLine(level: Exclude<LogLevel, 'silent'>, message: unkno
   }
 }
 
+/**
+ * Not enumerable: a host that wraps this logger with `{ ...logger, info }` or `Object.assign`
+ * does not copy it, so its own `info` still gets every request line.
+ */
+function attachRequestLineWriter(logger: Logger, writer: (line: RequestLine) => void): void {
+  Object.defineProperty(logger, WRITE_REQUEST_LINE, { value: writer });
+}
+
+/**
+ * The bindings as they are now: the request-line writer serialises them once, so a host that
+ * changes its object later must not make the two kinds of line disagree. A getter that throws is
+ * left where it is, for the replacer to report line by line.
+ */
+function copied(bindings: LogFields): LogFields {
+  try {
+    return { ...bindings };
+  } catch {
+    return bindings;
+  }
+}
+
 /** A name JSON.stringify writes before every other key of an object (an array index), wherever it was set. */
 function isArrayIndex(name: string): boolean {
   return /^(?:0|[1-9]\d{0,9})$/.test(name) && Number(name) < 2 ** 32 - 1;
@@ -196,7 +217,7 @@ export function writeStdoutLine(line: string): void {
 export function createJsonLogger(options: JsonLoggerOptions = {}): Logger {
   const threshold = RANK[options.level ?? 'info'];
   const write = options.write ?? writeStdoutLine;
-  const bindings = options.bindings ?? {};
+  const bindings = copied(options.bindings ?? {});
   // A binding that cannot even be read (a throwing getter) is the replacer's to report, line by line.
   const plainBindings = readsPlain(bindings);
   const emit = (level: Exclude<LogLevel, 'silent'>) => (message: string, fields: LogFields = {}) => {
@@ -207,7 +228,7 @@ export function createJsonLogger(options: JsonLoggerOptions = {}): Logger {
       // Nowhere left to report it: the log destination itself failed.
     }
   };
-  const logger: Logger & { [WRITE_REQUEST_LINE]?: (line: RequestLine) => void } = {
+  const logger: Logger = {
     debug: emit('debug'),
     info: emit('info'),
     warn: emit('warn'),
@@ -215,17 +236,17 @@ export function createJsonLogger(options: JsonLoggerOptions = {}): Logger {
     child: (more) => createJsonLogger({ ...options, bindings: { ...bindings, ...more } }),
   };
   // Request lines written straight from their values (logRequestLine), where that gives the generic line's bytes.
-  if (RANK.info < threshold) logger[WRITE_REQUEST_LINE] = () => undefined;
+  if (RANK.info < threshold) attachRequestLineWriter(logger, () => undefined);
   else if (plainBindings && Object.keys(bindings).every((name) => !REQUEST_LINE_NAMES.includes(name) && !isArrayIndex(name))) {
     const members = JSON.stringify(bindings).slice(1, -1);
     const boundJson = members === '' ? '' : `,${members}`;
-    logger[WRITE_REQUEST_LINE] = (line) => {
+    attachRequestLineWriter(logger, (line) => {
       try {
         write(formatRequestLine(isoNow(), boundJson, line));
       } catch {
         // Nowhere left to report it: the log destination itself failed.
       }
-    };
+    });
   }
   return logger;
 }
