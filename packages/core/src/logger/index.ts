@@ -1,7 +1,7 @@
 import { writeSync } from 'node:fs';
 import { formatRequestLine, REQUEST_LINE_NAMES, WRITE_REQUEST_LINE, type RequestLine } from './request-line.js';
 
-export { logRequestLine, type RequestLine } from './request-line.js';
+export type { RequestLine } from './request-line.js';
 
 /**
  * A minimal structured logger. Callers pass fields, never interpolated secrets: tokens, view
@@ -249,6 +249,20 @@ export function createJsonLogger(options: JsonLoggerOptions = {}): Logger {
     });
   }
   return logger;
+}
+
+/**
+ * Logs a request's line. A logger made by createJsonLogger writes it straight from these values,
+ * the same bytes as `info('request', fields)` gives (tested): every request pays for its line,
+ * and building the fields as an object for JSON.stringify was the largest single share of the
+ * kit's own cost in a `/health` profile (measured alone, with the batched write to a pipe: about
+ * 1.1 µs a line against 1.9). Any other logger (a host's, a wrapper) gets the generic call.
+ */
+export function logRequestLine(logger: Logger, line: RequestLine): void {
+  const write = (logger as Logger & { [WRITE_REQUEST_LINE]?: (line: RequestLine) => void })[WRITE_REQUEST_LINE];
+  if (write !== undefined) return write(line);
+  const { requestId, method, path, status, code, ms } = line;
+  logger.info('request', { request_id: requestId, method, path, status, ...(code ? { code } : {}), ms });
 }
 
 export const silentLogger: Logger = createJsonLogger({ level: 'silent' });

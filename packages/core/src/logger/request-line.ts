@@ -1,5 +1,3 @@
-import type { Logger } from './index.js';
-
 /** A request's one log line (http/boundary.ts): method, path without query, status, error code, ms. */
 export interface RequestLine {
   requestId: string;
@@ -11,27 +9,11 @@ export interface RequestLine {
   ms: number;
 }
 
-type RequestLineWriter = (line: RequestLine) => void;
-
-/** Where a logger made by createJsonLogger keeps its own writer of request lines. */
+/** Where a logger made by createJsonLogger keeps its own writer of request lines (logger/index.ts). */
 export const WRITE_REQUEST_LINE = Symbol('wallet-backend.writeRequestLine');
 
 /** Names a request line writes besides its bindings': a binding of one of them makes the logger fall back to the generic line. */
 export const REQUEST_LINE_NAMES: readonly string[] = ['level', 'time', 'msg', 'request_id', 'method', 'path', 'status', 'code', 'ms'];
-
-/**
- * Logs a request's line. A logger made by createJsonLogger writes it straight from these values,
- * the same bytes as `info('request', fields)` gives (tested): every request pays for its line,
- * and building the fields as an object for JSON.stringify was the largest single share of the
- * kit's own cost in a `/health` profile (measured alone, with the batched write to a pipe: about
- * 1.1 µs a line against 1.9). Any other logger (a host's, a wrapper) gets the generic call.
- */
-export function logRequestLine(logger: Logger, line: RequestLine): void {
-  const write = (logger as Logger & { [WRITE_REQUEST_LINE]?: RequestLineWriter })[WRITE_REQUEST_LINE];
-  if (write !== undefined) return write(line);
-  const { requestId, method, path, status, code, ms } = line;
-  logger.info('request', { request_id: requestId, method, path, status, ...(code ? { code } : {}), ms });
-}
 
 /** Printable ASCII other than `"` and `\`: text JSON writes as it is, between quotes. */
 const PLAIN_TEXT = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
