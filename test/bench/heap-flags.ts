@@ -28,6 +28,7 @@ import { parseArgs } from 'node:util';
 import { serverNodeFlags } from '../harness/processes.js';
 import { checkedPort, cpuMs, launchWallet, peakRssMb, walletEnv } from './http/children.js';
 import { load } from './http/load.js';
+import { median } from './median.js';
 
 const PRETENURING_OFF = '--no-allocation-site-pretenuring';
 const SLOW = 1.5;
@@ -56,7 +57,6 @@ export interface StartFigures {
   peakRssMb: number | null;
 }
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 async function oneStart(variant: Variant, durationSec: number): Promise<StartFigures> {
   const dataDir = mkdtempSync(join(tmpdir(), 'wallet-heap-flags-'));

@@ -25,6 +25,7 @@ import { parseArgs } from 'node:util';
 import { hexToBytes } from '@noble/hashes/utils.js';
 import { rewindBulletproof, rewoundValue } from '../../packages/core/src/crypto/index.js';
 import { loadVectors } from '../harness/vectors.js';
+import { median } from './median.js';
 
 interface RewindCase {
   expected: { ok: boolean };
@@ -123,7 +124,6 @@ function theC(program: string): Record<Kind, Timing> {
   return { miss: { cpuUs: parsed.miss.cpu_us, wallUs: parsed.miss.wall_us }, hit: { cpuUs: parsed.hit.cpu_us, wallUs: parsed.hit.wall_us } };
 }
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const c = args['c-source'] === undefined ? null : buildC(args['c-source']);
 
 // Warm both: the JIT here, the page cache and the library's tables there.

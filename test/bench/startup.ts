@@ -28,9 +28,9 @@ import { build } from 'esbuild';
 import { scratchPostgresDatabase } from '../harness/postgres.js';
 import { freePort, REPO_ROOT, serverNodeFlags } from '../harness/processes.js';
 import { cpuMs, walletEnv } from './http/children.js';
+import { median } from './median.js';
 
 const TARGET = 1.2;
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 /** One GET /api/v1/health on a fresh connection: its status, or 0 when nothing answers yet. */
 function health(port: number): Promise<number> {

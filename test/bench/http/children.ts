@@ -177,10 +177,12 @@ export async function launchBare(env: Record<string, string>, port: number, time
   return handle('bare server', child, url, identified);
 }
 
+const STATUS_LINES = { VmRSS: /VmRSS:\s+(\d+)\s+kB/, VmHWM: /VmHWM:\s+(\d+)\s+kB/ } as const;
+
 /** A memory line of /proc/<pid>/status (Linux), in MB; null when unreadable. */
-function statusMb(pid: number, field: 'VmRSS' | 'VmHWM'): number | null {
+function statusMb(pid: number, field: keyof typeof STATUS_LINES): number | null {
   try {
-    const kb = new RegExp(`${field}:\\s+(\\d+)\\s+kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    const kb = STATUS_LINES[field].exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
     return kb === undefined ? null : Math.round((Number(kb) / 1024) * 10) / 10;
   } catch {
     return null;

@@ -76,7 +76,7 @@ function rewrite(value: object): unknown {
  * costs its fields, not the line: the message is written with `log_error` saying why.
  * `plainBindings` says the bindings hold no value that needs the replacer (a logger knows it once).
  */
-export function formatLogLine(level: Exclude<LogLevel, 'silent'>, message: unknown, bindings: LogFields, fields: LogFields, plainBindings = readsPlain(bindings)): string {
+export function formatLogLine(level: Exclude<LogLevel, 'silent'>, message: unknown, bindings: LogFields, fields: LogFields, plainBindings: boolean): string {
   const time = isoNow();
   const msg = typeof message === 'string' ? message : safeString(message);
   try {
@@ -100,29 +100,20 @@ function attachRequestLineWriter(logger: Logger, writer: (line: RequestLine) => 
 
 /**
  * The bindings as they are now: the request-line writer serialises them once, so a host that
- * changes its object later must not make the two kinds of line disagree. A getter that throws is
- * left where it is, for the replacer to report line by line.
+ * changes its object later must not make the two kinds of line disagree. Null when reading one
+ * throws (a getter), which is then left to the replacer to report line by line.
  */
-function copied(bindings: LogFields): LogFields {
+function copied(bindings: LogFields): LogFields | null {
   try {
     return { ...bindings };
   } catch {
-    return bindings;
+    return null;
   }
 }
 
 /** A name JSON.stringify writes before every other key of an object (an array index), wherever it was set. */
 function isArrayIndex(name: string): boolean {
   return /^(?:0|[1-9]\d{0,9})$/.test(name) && Number(name) < 2 ** 32 - 1;
-}
-
-/** onlyPrimitives, false where reading a value throws. */
-function readsPlain(fields: LogFields): boolean {
-  try {
-    return onlyPrimitives(fields);
-  } catch {
-    return false;
-  }
 }
 
 /** Whether every value is one JSON writes the same with or without the replacer (no object, no BigInt). */
@@ -217,9 +208,10 @@ export function writeStdoutLine(line: string): void {
 export function createJsonLogger(options: JsonLoggerOptions = {}): Logger {
   const threshold = RANK[options.level ?? 'info'];
   const write = options.write ?? writeStdoutLine;
-  const bindings = copied(options.bindings ?? {});
-  // A binding that cannot even be read (a throwing getter) is the replacer's to report, line by line.
-  const plainBindings = readsPlain(bindings);
+  const given = options.bindings ?? {};
+  const copy = copied(given);
+  const bindings = copy ?? given;
+  const plainBindings = copy !== null && onlyPrimitives(copy);
   const emit = (level: Exclude<LogLevel, 'silent'>) => (message: string, fields: LogFields = {}) => {
     if (RANK[level] < threshold) return;
     try {
