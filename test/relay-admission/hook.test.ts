@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { expect } from 'chai';
 import knexFactory from 'knex';
@@ -129,6 +130,101 @@ eachDialect('relay admission: the library hook (premium-post)', (dialect) => {
     } finally {
       knex.off('query', counted);
     }
+  });
+
+  it('more standings fall due together than one query takes (500): every one is re-read, none is left to expire and wait on the database', async function () {
+    this.timeout(60_000);
+    const a = hook({ cacheTtlMs: 10_000, verifySignatures: false });
+    const knex = w.t.backend.db.knex;
+    const { time } = w.t.backend.db.dialect;
+    const start = w.t.clock.now().getTime();
+    const users = Array.from({ length: 1_100 }, () => nostrKey());
+    await knex.batchInsert(
+      'users',
+      users.map((user) => ({ id: randomUUID(), nostr_pubkey: user.pubkey, premium_until: time(new Date(start + DAY_MS)), created_at: time(new Date(start)), updated_at: time(new Date(start)) })),
+      200,
+    );
+    const notes = users.map((user) => signed(user, 1));
+    for (const note of notes) expect(await a.admit(note)).to.deep.equal(ACCEPTED);
+    // The operator takes premium from all of them: only a re-read can know.
+    await knex('users').whereIn('nostr_pubkey', users.map((user) => user.pubkey)).update({ premium_until: null });
+    const asked: string[][] = [];
+    const counted = (query: { sql: string; bindings?: unknown[] }) => {
+      const pubkeys = pubkeysAskedBy(query);
+      if (pubkeys !== null) asked.push(pubkeys);
+    };
+    knex.on('query', counted);
+    try {
+      w.t.clock.set(new Date(start + 6_000));
+      for (const note of notes) expect(a.admitNow(note), 'due: answered from the cache').to.deep.equal(ACCEPTED);
+      const deadline = Date.now() + 10_000;
+      while (new Set(asked.flat()).size < users.length && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(new Set(asked.flat()).size, 'every due standing re-read').to.equal(users.length);
+      expect(asked.map((pubkeys) => pubkeys.length), 'in queries of at most 500').to.deep.equal([500, 500, 100]);
+      w.t.clock.set(new Date(start + 10_001));
+      const answers = notes.map((note) => a.admitNow(note));
+      expect(answers.filter((answer) => answer instanceof Promise).length, 'decisions that wait on the database past the first reading’s life').to.equal(0);
+      expect(new Set(answers.map((answer) => JSON.stringify(answer))), 'as the database now says').to.deep.equal(new Set([JSON.stringify(refused(REFUSALS.needsPremium))]));
+    } finally {
+      knex.off('query', counted);
+    }
+  });
+
+  it('a standing that falls due while a re-read is running gets a re-read of its own before it expires', async () => {
+    const a = hook({ cacheTtlMs: 10_000, verifySignatures: false });
+    const knex = w.t.backend.db.knex;
+    const start = w.t.clock.now().getTime();
+    const [early, late] = [nostrKey(), nostrKey()];
+    for (const user of [early, late]) await seedUser(w.t.backend, { nostrPubkey: user.pubkey, premiumUntil: new Date(start + DAY_MS) });
+    expect(await a.admit(signed(early, 1))).to.deep.equal(ACCEPTED);
+    w.t.clock.set(new Date(start + 2_500));
+    expect(await a.admit(signed(late, 1))).to.deep.equal(ACCEPTED);
+    const asked: string[][] = [];
+    const counted = (query: { sql: string; bindings?: unknown[] }) => {
+      const pubkeys = pubkeysAskedBy(query);
+      if (pubkeys === null) return;
+      asked.push(pubkeys);
+      // While the first re-read is on its way, the later standing falls due.
+      if (asked.length === 1) {
+        w.t.clock.set(new Date(start + 7_600));
+        expect(a.admitNow(signed(late, 1))).to.deep.equal(ACCEPTED);
+      }
+    };
+    knex.on('query', counted);
+    try {
+      w.t.clock.set(new Date(start + 5_100));
+      expect(a.admitNow(signed(early, 1))).to.deep.equal(ACCEPTED);
+      const deadline = Date.now() + 5_000;
+      while (asked.length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(asked, 'the early standing, then the late one').to.deep.equal([[early.pubkey], [late.pubkey]]);
+      w.t.clock.set(new Date(start + 12_600));
+      expect(a.admitNow(signed(late, 1)), 'past its first reading’s life: answered at once').to.deep.equal(ACCEPTED);
+    } finally {
+      knex.off('query', counted);
+    }
+  });
+
+  it('a gift wrap whose recipient is not a well-formed pubkey is decided by its author, and the recipient is never read nor cached', async () => {
+    const a = hook({ verifySignatures: false });
+    const knex = w.t.backend.db.knex;
+    const malformed = [w.registered.pubkey.toUpperCase(), `${w.registered.pubkey}00`, w.registered.pubkey.slice(1), 'npub1x'];
+    const asked: string[] = [];
+    const counted = (query: { sql: string; bindings?: unknown[] }) => asked.push(...(pubkeysAskedBy(query) ?? []));
+    knex.on('query', counted);
+    try {
+      for (const recipient of malformed) {
+        // Twice: a recipient cached by the first would skip the check the second time.
+        for (let i = 0; i < 2; i++) {
+          expect(await a.admit(giftWrap(recipient)), recipient).to.deep.equal(refused(REFUSALS.giftWrapNotForUser));
+          expect(await a.admit(signed(w.registered, 1059, [['p', recipient]])), `a registered author to ${recipient}`).to.deep.equal(ACCEPTED);
+        }
+      }
+    } finally {
+      knex.off('query', counted);
+    }
+    expect(asked.filter((pubkey) => malformed.includes(pubkey)), 'malformed recipients read').to.deep.equal([]);
   });
 
   it('premium is by npub only and ends exactly at premium_until, even while cached', async () => {

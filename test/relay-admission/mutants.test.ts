@@ -83,7 +83,7 @@ eachDialect('relay admission: membership cache', (dialect) => {
     expect((await m.read([w.stranger.pubkey])).get(w.stranger.pubkey)?.registered).to.equal(true);
   });
 
-  it('a standing falls due once per use in its second half; taken and not re-read (a failed re-read, a dropped remainder), it falls due again at its next use', async () => {
+  it('a standing falls due once per use in its second half; taken and not re-read (a failed re-read), it falls due again at its next use', async () => {
     let woken = 0;
     const m = new Membership(w.t.backend.db.knex, () => w.t.clock.now().getTime(), 10_000, undefined, () => woken++);
     const start = w.t.clock.now().getTime();
@@ -108,6 +108,42 @@ eachDialect('relay admission: membership cache', (dialect) => {
     await m.fetch([w.registered.pubkey]);
     m.cached(w.registered.pubkey);
     expect(m.dueCount).to.equal(0);
+  });
+
+  it('refresh re-reads cached standings where they are: premium taken and granted, a new registration, a suspension; a standing gone from the cache is not brought back', async () => {
+    const knex = w.t.backend.db.knex;
+    const { time } = w.t.backend.db.dialect;
+    const m = new Membership(knex, () => w.t.clock.now().getTime(), 10_000);
+    const start = w.t.clock.now().getTime();
+    const [suspended, ghost] = [nostrKey(), nostrKey()];
+    await seedUser(w.t.backend, { nostrPubkey: suspended.pubkey });
+    await seedUser(w.t.backend, { nostrPubkey: ghost.pubkey });
+    const pubkeys = [w.premium.pubkey, w.registered.pubkey, w.stranger.pubkey, suspended.pubkey];
+    const before = await m.fetch(pubkeys);
+    expect(pubkeys.map((pubkey) => before.get(pubkey)?.registered)).to.deep.equal([true, true, false, true]);
+    const granted = start + DAY_MS + 123;
+    await knex('users').where({ nostr_pubkey: w.premium.pubkey }).update({ premium_until: null });
+    await knex('users').where({ nostr_pubkey: w.registered.pubkey }).update({ premium_until: time(new Date(granted)) });
+    await seedUser(w.t.backend, { nostrPubkey: w.stranger.pubkey });
+    await knex('users').where({ nostr_pubkey: suspended.pubkey }).update({ suspended_at: time(new Date(start)) });
+    w.t.clock.set(new Date(start + 6_000));
+    await m.refresh([...pubkeys, ghost.pubkey]);
+    const freshUntil = start + 16_000;
+    const standing = (pubkey: string) => {
+      const cached = m.cached(pubkey);
+      return cached && { registered: cached.registered, premiumUntil: cached.premiumUntil, freshUntil: cached.freshUntil };
+    };
+    expect(pubkeys.map(standing)).to.deep.equal([
+      { registered: true, premiumUntil: null, freshUntil },
+      { registered: true, premiumUntil: granted, freshUntil },
+      { registered: true, premiumUntil: null, freshUntil },
+      { registered: false, premiumUntil: null, freshUntil },
+    ]);
+    pubkeys.forEach((pubkey) => expect(m.cached(pubkey), 'the same entry, updated').to.equal(before.get(pubkey)));
+    expect(m.cached(ghost.pubkey), 'not cached before: not cached now').to.equal(undefined);
+    // A second re-read tells this answer from the last one's: the suspended user is still nobody, the premium one still a user.
+    await m.refresh(pubkeys);
+    expect(pubkeys.map((pubkey) => m.cached(pubkey)?.registered)).to.deep.equal([true, true, true, false]);
   });
 
   it('isPremium: no standing or no premium_until is not premium, whatever the clock', () => {

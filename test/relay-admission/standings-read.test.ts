@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { whereAnyOf, type Knex } from '@wallet/backend-core/database';
+import { epochMsOf, whereAnyOf, type Knex } from '@wallet/backend-core/database';
 import { Membership } from '../../packages/relay-admission/src/membership.js';
 import { createTestBackend, eachDialect, expectPlan, statementsOf, type TestBackend } from '../harness/index.js';
 import { STANDINGS_READ } from './world.js';
@@ -61,6 +61,17 @@ eachDialect('relay admission: reading standings from the users table', (dialect)
       const [read] = await statementsOf(knex, STANDINGS_READ, () => membership.fetch(pubkeys));
       await expectPlan(dialect, knex, read!, { table: 'users', index: 'users_nostr_pubkey_unique', returns: Math.min(pubkeys.length, 20) });
     }
+  });
+
+  it('epochMsOf reads a stored time as its Date’s getTime(), to the millisecond, before 1970 too; NULL as null', async () => {
+    const knex: Knex = t.backend.db.knex;
+    const times = ['1970-01-01T00:00:00.001Z', '1969-12-31T23:59:59.999Z', '2026-11-28T10:00:00.999Z', '2099-12-31T23:59:59.500Z', '2000-02-29T12:34:56.000Z'];
+    const keys = times.map(() => pubkey());
+    await insertUsers(t, [...times.map((iso, i) => ({ nostr_pubkey: keys[i]!, premium_until: new Date(iso) })), { nostr_pubkey: 'no premium' }]);
+    const rows = (await knex('users').select('nostr_pubkey', epochMsOf(knex, 'premium_until', 'until_ms'))) as Array<{ nostr_pubkey: string; until_ms: unknown }>;
+    const read = new Map(rows.map((row) => [row.nostr_pubkey, row.until_ms]));
+    expect(keys.map((key) => read.get(key))).to.deep.equal(times.map((iso) => Date.parse(iso)));
+    expect(read.get('no premium')).to.equal(null);
   });
 
   it('whereAnyOf matches each value exactly, whatever characters it holds', async () => {

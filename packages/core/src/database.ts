@@ -13,6 +13,7 @@ export {
   readOptionalTime,
   readTime,
   whereAnyOf,
+  epochMsOf,
   appliedMigrations,
   coreMigrations,
   ledgerIdOf,

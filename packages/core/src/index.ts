@@ -56,6 +56,7 @@ export {
   readBool,
   readJson,
   whereAnyOf,
+  epochMsOf,
   appliedMigrations,
   coreMigrations,
   ledgerIdOf,

@@ -1,4 +1,4 @@
-import { readOptionalTime, whereAnyOf, type Knex } from '@wallet/backend-core/database';
+import { epochMsOf, whereAnyOf, type Knex } from '@wallet/backend-core/database';
 
 export interface Standing {
   registered: boolean;
@@ -15,6 +15,14 @@ export interface Standing {
  */
 interface Entry extends Standing {
   due: boolean;
+  /** The background re-read that last found this pubkey among the users (`refresh`'s count). */
+  foundBy: number;
+}
+
+/** A users row as the standings read returns it: premium_until in epoch ms. */
+interface StandingRow {
+  nostr_pubkey: string;
+  premium_until_ms: number | null;
 }
 
 /** Entries kept at most; the cache starts over when full (a bound on memory, not on staleness). */
@@ -33,6 +41,8 @@ const MAX_ENTRIES = 100_000;
 export class Membership {
   private readonly cache = new Map<string, Entry>();
   private readonly due = new Set<string>();
+  /** Background re-reads so far: tells an entry the current one answered from one an earlier one did. */
+  private refreshes = 0;
 
   /**
    * `runOn`, when given, runs the query's SQL elsewhere (the SQLite reader thread) instead of on
@@ -104,16 +114,9 @@ export class Membership {
 
   /** Reads these pubkeys' standings from the database in one query, and caches them. */
   async fetch(pubkeys: readonly string[]): Promise<Map<string, Standing>> {
-    // A suspended account is nobody here: its events are refused as an outsider's until it is reinstated.
-    // One parameter for the whole list: knex writes no placeholder per pubkey (500 in a re-read).
-    const query = whereAnyOf(this.knex('users').select('nostr_pubkey', 'premium_until'), 'nostr_pubkey', pubkeys).whereNull('suspended_at');
-    let rows: Array<{ nostr_pubkey: string; premium_until: unknown }>;
-    if (this.runOn === undefined) rows = (await query) as typeof rows;
-    else {
-      const { sql, bindings } = query.toSQL().toNative();
-      rows = (await this.runOn(sql, bindings)) as typeof rows;
-    }
-    const byKey = new Map(rows.map((row) => [row.nostr_pubkey, readOptionalTime(row.premium_until)?.getTime() ?? null]));
+    const rows = await this.query(pubkeys);
+    const byKey = new Map<string, number | null>();
+    for (const row of rows) byKey.set(row.nostr_pubkey, row.premium_until_ms);
     const freshUntil = this.now() + this.ttlMs;
     if (this.ttlMs > 0 && this.cache.size + pubkeys.length > MAX_ENTRIES) {
       this.cache.clear();
@@ -121,11 +124,49 @@ export class Membership {
     }
     const found = new Map<string, Standing>();
     for (const pubkey of pubkeys) {
-      const standing: Entry = { registered: byKey.has(pubkey), premiumUntil: byKey.get(pubkey) ?? null, freshUntil, due: false };
+      const standing: Entry = { registered: byKey.has(pubkey), premiumUntil: byKey.get(pubkey) ?? null, freshUntil, due: false, foundBy: 0 };
       if (this.ttlMs > 0) this.cache.set(pubkey, standing);
       found.set(pubkey, standing);
     }
     return found;
+  }
+
+  /**
+   * The background re-read: these cached standings read again in one query and updated where
+   * they are, so a pubkey gone from the cache meanwhile is not brought back. Nothing is built
+   * per pubkey (no new entry, no map of the answer): a relay re-reads every standing in steady
+   * use about once per half a cache life, so this is most of what the cache costs it.
+   */
+  async refresh(pubkeys: readonly string[]): Promise<void> {
+    const rows = await this.query(pubkeys);
+    const pass = ++this.refreshes;
+    for (const row of rows) {
+      const entry = this.cache.get(row.nostr_pubkey);
+      if (entry === undefined) continue;
+      entry.registered = true;
+      entry.premiumUntil = row.premium_until_ms;
+      entry.foundBy = pass;
+    }
+    // Asked and not answered: no user (now), or suspended.
+    const freshUntil = this.now() + this.ttlMs;
+    for (const pubkey of pubkeys) {
+      const entry = this.cache.get(pubkey);
+      if (entry === undefined) continue;
+      if (entry.foundBy !== pass) {
+        entry.registered = false;
+        entry.premiumUntil = null;
+      }
+      entry.freshUntil = freshUntil;
+    }
+  }
+
+  /** The users rows of these pubkeys, in one statement with one parameter however many there are. */
+  private async query(pubkeys: readonly string[]): Promise<StandingRow[]> {
+    // A suspended account is nobody here: its events are refused as an outsider's until it is reinstated.
+    const query = whereAnyOf(this.knex('users').select('nostr_pubkey', epochMsOf(this.knex, 'premium_until', 'premium_until_ms')), 'nostr_pubkey', pubkeys).whereNull('suspended_at');
+    if (this.runOn === undefined) return (await query) as StandingRow[];
+    const { sql, bindings } = query.toSQL().toNative();
+    return (await this.runOn(sql, bindings)) as StandingRow[];
   }
 
   /** Premium while premium_until lies ahead of the clock NOW, whenever it was read. */

@@ -132,6 +132,16 @@ export interface Dialect {
    * a JSON array. Either probes `column`'s index once per value.
    */
   whereAnyOf<T extends Knex.QueryBuilder>(qb: T, column: string, values: readonly string[]): T;
+  /**
+   * A select item: the stored time `column` as whole milliseconds since the epoch, a number (NULL
+   * stays NULL), named `alias`. For a read of many rows that only compares its times: pg parses
+   * every timestamptz into a Date through a regular expression (about 3 µs a value on a cold
+   * cache, the largest share of a 500-row re-read of standings), SQLite hands back ISO text.
+   * Postgres `floor(extract(epoch from column) * 1000)::float8`; SQLite
+   * `cast(round(unixepoch(column, 'subsec') * 1000) as integer)`. Both are the Date's own
+   * `getTime()` for every time this code stores (whole milliseconds).
+   */
+  epochMs(knex: Knex, column: string, alias: string): Knex.Raw;
   /** Rows per statement of `deleteInBatches` (measured: see the dialects below). */
   readonly deleteBatchSize: number;
   /**
@@ -189,6 +199,7 @@ const postgres: Dialect = {
   rowAddress: 'ctid',
   whereKeyIn: (qb, key, keys) => qb.whereRaw('?? = any(array(?))', [key, keys]) as typeof qb,
   whereAnyOf: (qb, column, values) => qb.whereRaw('?? = any(?)', [column, [...values]]) as typeof qb,
+  epochMs: (knex, column, alias) => knex.raw('floor(extract(epoch from ??) * 1000)::float8 as ??', [column, alias]),
   // A delete only marks the heap tuples (indexes are cleaned by vacuum): 1,000 expired login
   // events take ~3 ms (p99 ~9 ms), and the event loop is free while the server runs them.
   deleteBatchSize: 1000,
@@ -254,6 +265,7 @@ const sqlite: Dialect = {
   rowAddress: 'rowid',
   whereKeyIn: (qb, key, keys) => qb.whereIn(key, keys) as typeof qb,
   whereAnyOf: (qb, column, values) => qb.whereRaw('?? in (select value from json_each(?))', [column, JSON.stringify(values)]) as typeof qb,
+  epochMs: (knex, column, alias) => knex.raw("cast(round(unixepoch(??, 'subsec') * 1000) as integer) as ??", [column, alias]),
   // The statement holds the event loop for its whole run, and SQLite updates every index of a
   // deleted row: login_events' two random-UUID indexes cost ~30-60 µs a row once the table
   // outgrows the page cache, so 50 rows is ~3 ms (p99 ~4.6 ms with the small automatic
@@ -317,6 +329,11 @@ export function dialectOf(executor: Knex | Knex.Transaction): Dialect {
 /** `qb` narrowed to rows whose `column` is one of `values`, bound as one parameter (`Dialect.whereAnyOf`). */
 export function whereAnyOf<T extends Knex.QueryBuilder>(qb: T, column: string, values: readonly string[]): T {
   return dialectOf(qb as unknown as Knex).whereAnyOf(qb, column, values);
+}
+
+/** A select item: the stored time `column` as epoch milliseconds (a number, or null), named `alias` (`Dialect.epochMs`). */
+export function epochMsOf(knex: Knex | Knex.Transaction, column: string, alias: string): Knex.Raw {
+  return dialectOf(knex).epochMs(knex as Knex, column, alias);
 }
 
 /** `qb`'s rows locked for update until the transaction ends, as its dialect can (`Dialect.lockRowsForUpdate`). */

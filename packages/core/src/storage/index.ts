@@ -4,6 +4,7 @@ export {
   lockRowsForShare,
   lockRowsForUpdate,
   whereAnyOf,
+  epochMsOf,
   dialectFor,
   isUniqueViolation,
   uniqueViolationOf,
