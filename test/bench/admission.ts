@@ -33,7 +33,7 @@ import { randomUUID } from 'node:crypto';
 import { availableParallelism, cpus, loadavg, platform, arch } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { performance } from 'node:perf_hooks';
+import { performance, PerformanceObserver } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
@@ -574,6 +574,12 @@ interface StallResult {
   heldMs: number;
   /** Answers to lines sent after the first refusal and before release. */
   after: { count: number; max: number; p99: number; over: number; refused: number; slowest: string };
+  /**
+   * This (the bench's) process's own garbage collections while the lock was held: a pause here
+   * delays the answer it times as much as one in the plugin. The longest, and how much of it fell
+   * inside the slowest answer's wait.
+   */
+  benchPauses: { count: number; longest: number; inSlowest: number };
   cached: { sent: number; accepted: number };
   /** ms from release to the first accept of an uncached registered author; refusals before it. */
   resumed: number | null;
@@ -598,6 +604,11 @@ async function stall(dialect: DialectName, command: PluginCommand, databaseUrl: 
     // Warm: the connection, and the premium authors' standing in the cache.
     for (const event of [...pools.premium, ...pools.wraps.slice(0, 5)]) await plugin.ask(requestLine(event));
     const lock = dialect === 'postgres' ? await lockPostgres(databaseUrl) : await lockSqlite(databaseUrl);
+    const pauses: Array<{ start: number; end: number }> = [];
+    const collections = new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) pauses.push({ start: entry.startTime, end: entry.startTime + entry.duration });
+    });
+    collections.observe({ entryTypes: ['gc'] });
     const lockedAt = performance.now();
     let firstAnswer: number | null = null;
     let firstRefusal: number | null = null;
@@ -616,6 +627,7 @@ async function stall(dialect: DialectName, command: PluginCommand, databaseUrl: 
     let afterRefused = 0;
     let slowest = '-';
     let slowestMs = -1;
+    let slowestWait = { start: 0, end: 0 };
     const cached = { sent: 0, accepted: 0 };
     let resumed: number | null = null;
     let refusedAfterRelease = 0;
@@ -649,6 +661,7 @@ async function stall(dialect: DialectName, command: PluginCommand, databaseUrl: 
             if (!accepted) afterRefused++;
             if (latency > slowestMs) {
               slowestMs = latency;
+              slowestWait = { start: sentAt, end: answeredAt };
               slowest = `${kind === 'wrap' ? 'fresh-author wrap' : kind === 'registered' ? 'uncached registered author' : 'cached premium author'}, ${accepted ? 'accepted' : `refused (${answer.msg})`}`;
             }
           } else if (!accepted) {
@@ -662,6 +675,7 @@ async function stall(dialect: DialectName, command: PluginCommand, databaseUrl: 
       }
     } finally {
       clearInterval(timer);
+      collections.disconnect();
       if (released === null) {
         releasedAt = performance.now();
         released = lock.release();
@@ -672,6 +686,12 @@ async function stall(dialect: DialectName, command: PluginCommand, databaseUrl: 
     const max = sorted.length === 0 ? NaN : sorted[sorted.length - 1]!;
     const over = after.filter((latency) => latency > TARGET_STALL_MS).length;
     const alive = !plugin.exited;
+    const held = pauses.filter((pause) => pause.start < releasedAt!);
+    const benchPauses = {
+      count: held.length,
+      longest: Math.max(0, ...held.map((pause) => pause.end - pause.start)),
+      inSlowest: held.reduce((sum, pause) => sum + Math.max(0, Math.min(pause.end, slowestWait.end) - Math.max(pause.start, slowestWait.start)), 0),
+    };
     return {
       dialect,
       how: lock.how,
@@ -682,6 +702,7 @@ async function stall(dialect: DialectName, command: PluginCommand, databaseUrl: 
       firstRefusalLatency,
       heldMs: releasedAt! - lockedAt,
       after: { count: after.length, max, p99: percentile(sorted, 99), over, refused: afterRefused, slowest },
+      benchPauses,
       cached,
       resumed,
       refusedAfterRelease,
@@ -698,7 +719,8 @@ function printStall(s: StallResult): void {
   console.log(`  lock check: ${s.verified}`);
   console.log(
     `  locked ${(s.heldMs / 1000).toFixed(1)} s; first answer after locking ${ms(s.firstAnswer)}; first refusal (timeout) at ${ms(s.firstRefusal)} (its own wait ${ms(s.firstRefusalLatency)}); ` +
-      `after it, until release: ${s.after.count} answers, max ${ms(s.after.max)} (${s.after.slowest}), p99 ${ms(s.after.p99)}, ${s.after.over} over ${TARGET_STALL_MS} ms, ${s.after.refused} refused; ` +
+      `after it, until release: ${s.after.count} answers, max ${ms(s.after.max)} (${s.after.slowest}; the bench's own collections in its wait: ${ms(s.benchPauses.inSlowest)}), p99 ${ms(s.after.p99)}, ${s.after.over} over ${TARGET_STALL_MS} ms, ${s.after.refused} refused; ` +
+      `the bench's own collections while locked: ${s.benchPauses.count}, longest ${ms(s.benchPauses.longest)}; ` +
       `cached premium authors accepted ${s.cached.accepted}/${s.cached.sent}; after release: first DB-backed accept of an uncached registered author ${s.resumed === null ? 'NEVER' : `${ms(s.resumed)} after release`} (${s.refusedAfterRelease} refused before it), same process ${s.alive ? 'alive' : 'EXITED'} → ${s.pass ? 'PASS' : 'FAIL'}`,
   );
 }
