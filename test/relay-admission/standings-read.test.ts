@@ -72,6 +72,14 @@ eachDialect('relay admission: reading standings from the users table', (dialect)
     const read = new Map(rows.map((row) => [row.nostr_pubkey, row.until_ms]));
     expect(keys.map((key) => read.get(key))).to.deep.equal(times.map((iso) => Date.parse(iso)));
     expect(read.get('no premium')).to.equal(null);
+    if (dialect === 'postgres') {
+      // Microseconds this code never writes, truncated to the millisecond as pg's Date parsing does; before 1970 too.
+      await knex.raw("update users set premium_until = (case when nostr_pubkey = ? then '2026-11-28T10:00:00.999999Z' else '1969-12-31T23:59:59.998999Z' end)::timestamptz where nostr_pubkey in (?, ?)", [keys[0]!, keys[0]!, keys[1]!]);
+      const [late, early] = (await Promise.all(
+        [keys[0]!, keys[1]!].map((key) => knex('users').where({ nostr_pubkey: key }).first(epochMsOf(knex, 'premium_until', 'until_ms'))),
+      )) as Array<{ until_ms: number }>;
+      expect([late!.until_ms, early!.until_ms]).to.deep.equal([Date.parse('2026-11-28T10:00:00.999Z'), Date.parse('1969-12-31T23:59:59.998Z')]);
+    }
   });
 
   it('whereAnyOf matches each value exactly, whatever characters it holds', async () => {

@@ -102,8 +102,9 @@ export function createRelayAdmission(options: RelayAdmissionOptions): RelayAdmis
   // so an active user's events never wait on the database. A failed re-read changes nothing: the
   // standings expire on time and the next event that needs one reads it as usual.
   // The first due standing starts a short wait, so the re-read takes every standing that falls due
-  // meanwhile in one query rather than one query per standing: a due standing has half its life
-  // left and is re-read within a quarter of it.
+  // meanwhile in one query rather than one query per standing: a due standing has at most half
+  // its life left and is re-read within a quarter of the life (one used only in its last moments
+  // still expires first, and its next event reads it).
   const coalesceMs = Math.min(REFRESH_COALESCE_MS, cacheTtlMs / 4);
   let refreshing: Promise<void> | null = null;
   let wakeRefresh: (() => void) | null = null;
@@ -112,6 +113,8 @@ export function createRelayAdmission(options: RelayAdmissionOptions): RelayAdmis
     if (refreshing !== null || closed) return;
     refreshing = new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, coalesceMs);
+      // Nothing to re-read is a reason to keep the process alive (the plugin ends with its input).
+      timer.unref();
       wakeRefresh = () => {
         clearTimeout(timer);
         resolve();
@@ -126,8 +129,8 @@ export function createRelayAdmission(options: RelayAdmissionOptions): RelayAdmis
       });
   }
   async function refreshBatches(): Promise<void> {
-    // Every standing due when the wait ended, in batches. None is left for its next use: a user
-    // whose standing was left over could find it expired at the next event and wait on the
+    // Every standing due when the wait ended, in batches, none left over for its next use: a
+    // user whose standing was left over could find it expired at the next event and wait on the
     // database (the rest after 500 used to be left: the last 100 of 1,100 falling due together).
     const due = membership.takeDue(Number.MAX_SAFE_INTEGER);
     try {

@@ -112,12 +112,17 @@ export class Membership {
     return found;
   }
 
-  /** Reads these pubkeys' standings from the database in one query, and caches them. */
+  /**
+   * Reads these pubkeys' standings from the database in one query, and caches them. The pubkeys
+   * must be well formed (64 lower-case hex characters; the decisions check them first): the
+   * decision path trusts a cached recipient without checking it again.
+   */
   async fetch(pubkeys: readonly string[]): Promise<Map<string, Standing>> {
+    // A reading is fresh for the TTL from when it was asked for, not from when it came back.
+    const freshUntil = this.now() + this.ttlMs;
     const rows = await this.query(pubkeys);
     const byKey = new Map<string, number | null>();
     for (const row of rows) byKey.set(row.nostr_pubkey, row.premium_until_ms);
-    const freshUntil = this.now() + this.ttlMs;
     if (this.ttlMs > 0 && this.cache.size + pubkeys.length > MAX_ENTRIES) {
       this.cache.clear();
       this.due.clear();
@@ -125,7 +130,9 @@ export class Membership {
     const found = new Map<string, Standing>();
     for (const pubkey of pubkeys) {
       const standing: Entry = { registered: byKey.has(pubkey), premiumUntil: byKey.get(pubkey) ?? null, freshUntil, due: false, foundBy: 0 };
-      if (this.ttlMs > 0) this.cache.set(pubkey, standing);
+      const cached = this.cache.get(pubkey);
+      // A reading asked for later landed first (a read that outlived its timeout): it stays.
+      if (this.ttlMs > 0 && (cached === undefined || cached.freshUntil < freshUntil)) this.cache.set(pubkey, standing);
       found.set(pubkey, standing);
     }
     return found;
@@ -138,20 +145,24 @@ export class Membership {
    * use about once per half a cache life, so this is most of what the cache costs it.
    */
   async refresh(pubkeys: readonly string[]): Promise<void> {
-    const rows = await this.query(pubkeys);
+    // Those evicted since they fell due (the cache starts over when full) are not asked for.
+    const cached = pubkeys.filter((pubkey) => this.cache.has(pubkey));
+    if (cached.length === 0) return;
+    const freshUntil = this.now() + this.ttlMs;
+    const rows = await this.query(cached);
     const pass = ++this.refreshes;
+    // An entry read later than this (a first sight of an expired standing, meanwhile) is newer: left as it is.
     for (const row of rows) {
       const entry = this.cache.get(row.nostr_pubkey);
-      if (entry === undefined) continue;
+      if (entry === undefined || entry.freshUntil >= freshUntil) continue;
       entry.registered = true;
       entry.premiumUntil = row.premium_until_ms;
       entry.foundBy = pass;
     }
     // Asked and not answered: no user (now), or suspended.
-    const freshUntil = this.now() + this.ttlMs;
-    for (const pubkey of pubkeys) {
+    for (const pubkey of cached) {
       const entry = this.cache.get(pubkey);
-      if (entry === undefined) continue;
+      if (entry === undefined || entry.freshUntil >= freshUntil) continue;
       if (entry.foundBy !== pass) {
         entry.registered = false;
         entry.premiumUntil = null;

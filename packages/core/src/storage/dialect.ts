@@ -138,9 +138,13 @@ export interface Dialect {
    * every timestamptz into a Date through a regular expression (about 3 µs a value with the
    * caches cold: a third of the driver's CPU for 500 rows holding 100 times), SQLite hands back
    * ISO text.
-   * Postgres `floor(extract(epoch from column) * 1000)::float8`; SQLite
+   * Postgres `round(extract(epoch from date_trunc('milliseconds', column)) * 1000)::float8`
+   * (truncated to the millisecond as pg's own Date parsing does, exact whether `extract` returns
+   * numeric, 14 and later, or float8); SQLite
    * `cast(round(unixepoch(column, 'subsec') * 1000) as integer)`. Both are the Date's own
-   * `getTime()` for every time this code stores (whole milliseconds).
+   * `getTime()` for every time this code stores (`time()`: whole milliseconds, ISO text on
+   * SQLite; a time some other writer stored as a number on SQLite reads as NULL). Postgres
+   * `infinity` reads as Infinity, where a Date would be invalid.
    */
   epochMs(knex: Knex, column: string, alias: string): Knex.Raw;
   /** Rows per statement of `deleteInBatches` (measured: see the dialects below). */
@@ -200,7 +204,7 @@ const postgres: Dialect = {
   rowAddress: 'ctid',
   whereKeyIn: (qb, key, keys) => qb.whereRaw('?? = any(array(?))', [key, keys]) as typeof qb,
   whereAnyOf: (qb, column, values) => qb.whereRaw('?? = any(?)', [column, [...values]]) as typeof qb,
-  epochMs: (knex, column, alias) => knex.raw('floor(extract(epoch from ??) * 1000)::float8 as ??', [column, alias]),
+  epochMs: (knex, column, alias) => knex.raw("round(extract(epoch from date_trunc('milliseconds', ??)) * 1000)::float8 as ??", [column, alias]),
   // A delete only marks the heap tuples (indexes are cleaned by vacuum): 1,000 expired login
   // events take ~3 ms (p99 ~9 ms), and the event loop is free while the server runs them.
   deleteBatchSize: 1000,
