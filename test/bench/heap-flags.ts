@@ -57,7 +57,6 @@ export interface StartFigures {
   peakRssMb: number | null;
 }
 
-
 async function oneStart(variant: Variant, durationSec: number): Promise<StartFigures> {
   const dataDir = mkdtempSync(join(tmpdir(), 'wallet-heap-flags-'));
   const port = await checkedPort();

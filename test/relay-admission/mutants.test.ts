@@ -141,7 +141,7 @@ eachDialect('relay admission: membership cache', (dialect) => {
     ]);
     pubkeys.forEach((pubkey) => expect(m.cached(pubkey), 'the same entry, updated').to.equal(before.get(pubkey)));
     expect(m.cached(ghost.pubkey), 'not cached before: not cached now').to.equal(undefined);
-    // A second re-read tells this answer from the last one's: the suspended user is still nobody, the premium one still a user.
+    // A second re-read of the same answers: the suspended user is still nobody, the one who lost premium still a user.
     await m.refresh(pubkeys);
     expect(pubkeys.map((pubkey) => m.cached(pubkey)?.registered)).to.deep.equal([true, true, true, false]);
   });

@@ -15,8 +15,6 @@ export interface Standing {
  */
 interface Entry extends Standing {
   due: boolean;
-  /** The background re-read that last found this pubkey among the users (`refresh`'s count). */
-  foundBy: number;
 }
 
 /** A users row as the standings read returns it: premium_until in epoch ms. */
@@ -41,8 +39,6 @@ const MAX_ENTRIES = 100_000;
 export class Membership {
   private readonly cache = new Map<string, Entry>();
   private readonly due = new Set<string>();
-  /** Background re-reads so far: tells an entry the current one answered from one an earlier one did. */
-  private refreshes = 0;
 
   /**
    * `runOn`, when given, runs the query's SQL elsewhere (the SQLite reader thread) instead of on
@@ -120,16 +116,14 @@ export class Membership {
   async fetch(pubkeys: readonly string[]): Promise<Map<string, Standing>> {
     // A reading is fresh for the TTL from when it was asked for, not from when it came back.
     const freshUntil = this.now() + this.ttlMs;
-    const rows = await this.query(pubkeys);
-    const byKey = new Map<string, number | null>();
-    for (const row of rows) byKey.set(row.nostr_pubkey, row.premium_until_ms);
+    const byKey = await this.premiumUntilOf(pubkeys);
     if (this.ttlMs > 0 && this.cache.size + pubkeys.length > MAX_ENTRIES) {
       this.cache.clear();
       this.due.clear();
     }
     const found = new Map<string, Standing>();
     for (const pubkey of pubkeys) {
-      const standing: Entry = { registered: byKey.has(pubkey), premiumUntil: byKey.get(pubkey) ?? null, freshUntil, due: false, foundBy: 0 };
+      const standing: Entry = { registered: byKey.has(pubkey), premiumUntil: byKey.get(pubkey) ?? null, freshUntil, due: false };
       const cached = this.cache.get(pubkey);
       // A reading asked for later landed first (a read that outlived its timeout): it stays.
       if (this.ttlMs > 0 && (cached === undefined || cached.freshUntil < freshUntil)) this.cache.set(pubkey, standing);
@@ -140,44 +134,43 @@ export class Membership {
 
   /**
    * The background re-read: these cached standings read again in one query and updated where
-   * they are, so a pubkey gone from the cache meanwhile is not brought back. Nothing is built
-   * per pubkey (no new entry, no map of the answer): a relay re-reads every standing in steady
-   * use about once per half a cache life, so this is most of what the cache costs it.
+   * they are, so a pubkey gone from the cache meanwhile is not brought back, and no entry is
+   * made per pubkey: a relay re-reads every standing in steady use about once per half a cache
+   * life, so this is most of what the cache costs it.
    */
   async refresh(pubkeys: readonly string[]): Promise<void> {
     // Those evicted since they fell due (the cache starts over when full) are not asked for.
     const cached = pubkeys.filter((pubkey) => this.cache.has(pubkey));
     if (cached.length === 0) return;
     const freshUntil = this.now() + this.ttlMs;
-    const rows = await this.query(cached);
-    const pass = ++this.refreshes;
-    // An entry read later than this (a first sight of an expired standing, meanwhile) is newer: left as it is.
-    for (const row of rows) {
-      const entry = this.cache.get(row.nostr_pubkey);
-      if (entry === undefined || entry.freshUntil >= freshUntil) continue;
-      entry.registered = true;
-      entry.premiumUntil = row.premium_until_ms;
-      entry.foundBy = pass;
-    }
-    // Asked and not answered: no user (now), or suspended.
+    const byKey = await this.premiumUntilOf(cached);
     for (const pubkey of cached) {
       const entry = this.cache.get(pubkey);
+      // An entry read later than this (a first sight of an expired standing, meanwhile) is newer: left as it is.
       if (entry === undefined || entry.freshUntil >= freshUntil) continue;
-      if (entry.foundBy !== pass) {
-        entry.registered = false;
-        entry.premiumUntil = null;
-      }
+      // Asked and not answered: no user (now), or suspended.
+      entry.registered = byKey.has(pubkey);
+      entry.premiumUntil = byKey.get(pubkey) ?? null;
       entry.freshUntil = freshUntil;
     }
   }
 
-  /** The users rows of these pubkeys, in one statement with one parameter however many there are. */
-  private async query(pubkeys: readonly string[]): Promise<StandingRow[]> {
+  /**
+   * The users among these pubkeys, each with its premium_until in epoch ms (or null), in one
+   * statement with one parameter however many there are.
+   */
+  private async premiumUntilOf(pubkeys: readonly string[]): Promise<Map<string, number | null>> {
     // A suspended account is nobody here: its events are refused as an outsider's until it is reinstated.
     const query = whereAnyOf(this.knex('users').select('nostr_pubkey', epochMsOf(this.knex, 'premium_until', 'premium_until_ms')), 'nostr_pubkey', pubkeys).whereNull('suspended_at');
-    if (this.runOn === undefined) return (await query) as StandingRow[];
-    const { sql, bindings } = query.toSQL().toNative();
-    return (await this.runOn(sql, bindings)) as StandingRow[];
+    let rows: StandingRow[];
+    if (this.runOn === undefined) rows = (await query) as StandingRow[];
+    else {
+      const { sql, bindings } = query.toSQL().toNative();
+      rows = (await this.runOn(sql, bindings)) as StandingRow[];
+    }
+    const byKey = new Map<string, number | null>();
+    for (const row of rows) byKey.set(row.nostr_pubkey, row.premium_until_ms);
+    return byKey;
   }
 
   /** Premium while premium_until lies ahead of the clock NOW, whenever it was read. */
