@@ -146,6 +146,70 @@ eachDialect('relay admission: membership cache', (dialect) => {
     expect(pubkeys.map((pubkey) => m.cached(pubkey)?.registered)).to.deep.equal([true, true, true, false]);
   });
 
+  it('a reading asked for later that lands first is kept: an older reading landing after it (fetch or re-read) does not replace it', async () => {
+    const { knex, dialect } = w.t.backend.db;
+    const held: Array<() => void> = [];
+    let holdNext = false;
+    // The standings query run on a real connection, its answer held back when asked: the older read lands last.
+    const runOn = async (sql: string, values: readonly unknown[]) => {
+      const hold = holdNext;
+      holdNext = false;
+      const connection: unknown = await knex.client.acquireConnection();
+      let rows: unknown[];
+      try {
+        rows = await dialect.runPrepared(connection, { name: 'membership_test_standings', sql, values: [...values] });
+      } finally {
+        await knex.client.releaseConnection(connection);
+      }
+      if (hold) await new Promise<void>((resolve) => held.push(resolve));
+      return rows;
+    };
+    const answered = async (count: number) => {
+      while (held.length < count) await new Promise((resolve) => setTimeout(resolve, 5));
+    };
+    const m = new Membership(knex, () => w.t.clock.now().getTime(), 10_000, runOn);
+    const start = w.t.clock.now().getTime();
+    const { pubkey } = w.stranger;
+    const entry = () => {
+      const cached = m.cached(pubkey);
+      return cached && { registered: cached.registered, freshUntil: cached.freshUntil };
+    };
+
+    holdNext = true;
+    const older = m.fetch([pubkey]);
+    await answered(1);
+    const { id: userId } = await seedUser(w.t.backend, { nostrPubkey: pubkey });
+    w.t.clock.set(new Date(start + 1_000));
+    await m.fetch([pubkey]);
+    held[0]!();
+    expect((await older).get(pubkey)?.registered, 'the older caller gets its own answer').to.equal(false);
+    expect(entry(), 'the newer first sight stays').to.deep.equal({ registered: true, freshUntil: start + 11_000 });
+
+    w.t.clock.set(new Date(start + 7_000));
+    holdNext = true;
+    const reRead = m.refresh([pubkey]);
+    await answered(2);
+    await knex('users').where({ id: userId }).update({ suspended_at: dialect.time(new Date(start)) });
+    w.t.clock.set(new Date(start + 12_000));
+    await m.fetch([pubkey]);
+    held[1]!();
+    await reRead;
+    expect(entry(), 'the newer first sight stays, not the re-read asked before it').to.deep.equal({ registered: false, freshUntil: start + 22_000 });
+  });
+
+  it('a due standing replaced by a newer reading before it is taken is not re-read', async () => {
+    const m = reader(10_000);
+    const start = w.t.clock.now().getTime();
+    await m.fetch([w.registered.pubkey]);
+    w.t.clock.set(new Date(start + 6_000));
+    m.cached(w.registered.pubkey);
+    expect(m.dueCount).to.equal(1);
+    w.t.clock.set(new Date(start + 10_000));
+    await m.fetch([w.registered.pubkey]);
+    expect(m.takeDue(10), 'the listed entry is no longer the cached one').to.deep.equal([]);
+    expect(m.dueCount).to.equal(0);
+  });
+
   it('isPremium: no standing or no premium_until is not premium, whatever the clock', () => {
     const before1970 = new Membership(w.t.backend.db.knex, () => -1_000, 10_000);
     expect(before1970.isPremium(undefined)).to.equal(false);
