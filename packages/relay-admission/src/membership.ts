@@ -9,9 +9,9 @@ export interface Standing {
 }
 
 /**
- * A cached standing, its pubkey, and whether it waits in the due list. The flag saves a second
- * hash lookup per decision: one-at-a-time decisions start with cold caches after each wait on the
- * pipe, where a lookup in a large set costs about a microsecond.
+ * A cached standing, its pubkey, and whether it waits in the due list. The flag keeps an entry
+ * listed once without a lookup per decision: one-at-a-time decisions start with cold caches after
+ * each wait on the pipe, where a lookup in a large set costs about a microsecond.
  */
 interface Entry extends Standing {
   pubkey: string;
@@ -78,7 +78,7 @@ export class Membership {
     for (; next < this.due.length && taken.length < max; next++) {
       const entry = this.due[next]!;
       entry.due = false;
-      // Replaced by a newer reading (itself not due) or evicted: nothing to re-read for it.
+      // Replaced by a newer reading (listed on its own once it falls due) or evicted: nothing to re-read for it.
       if (this.cache.get(entry.pubkey) !== entry) continue;
       if ((entry.freshUntil - now) * 2 < this.ttlMs) taken.push(entry.pubkey);
     }
