@@ -44,6 +44,7 @@ import { createTestBackend, DIALECTS, type DialectName } from '../harness/backen
 import { dropRunDatabase } from '../harness/postgres.js';
 import { removeSqliteFiles } from '../harness/sqlite.js';
 import { loadFreshWraps, loadWorkload, LAPSED_USERS, OUTSIDERS, PREMIUM_USERS, USERS, type BenchEvent, type BenchUser } from './admission-events.js';
+import { machineCpuTimes, stealPercentSince } from './steal.js';
 
 const TARGET_IN_PROCESS = 20_000;
 const TARGET_PIPE = 5_000;
@@ -730,6 +731,7 @@ function printStall(s: StallResult): void {
 async function main(): Promise<void> {
   const runStarted = Date.now();
   const cpu = cpus()[0]?.model.trim() ?? 'unknown cpu';
+  const cpuTimesAtStart = machineCpuTimes();
   console.log(`Relay admission benchmark: ${availableParallelism()} cpus (${cpu}), node ${process.version}, ${platform()} ${arch()}, load average ${loadavg().map((n) => n.toFixed(2)).join(' ')} at start`);
   console.log(`paths ${[...paths].join(',')}; dialects ${dialects.join(',')}`);
   const loadStart = Date.now();
@@ -852,7 +854,12 @@ async function main(): Promise<void> {
     }
     console.log('');
   }
-  console.log(`load average ${loadavg().map((n) => n.toFixed(2)).join(' ')} at the end; other processes (tests, Stryker) may share these cores: the figures are a floor.`);
+  const steal = stealPercentSince(cpuTimesAtStart);
+  console.log(
+    `load average ${loadavg().map((n) => n.toFixed(2)).join(' ')} at the end` +
+      (steal === null ? '' : `; ${steal.toFixed(1)} % of the machine's CPU time stolen by its hypervisor during the run`) +
+      '; other processes (tests, Stryker) may share these cores: the figures are a floor.',
+  );
   console.log(`pipelined p50/p99 include the wait behind the requests in flight. Total ${((Date.now() - runStarted) / 1000).toFixed(0)} s.`);
   removeSqliteFiles();
   await dropRunDatabase();

@@ -4,6 +4,10 @@
  * packages/grin-relay/src/…) with the same libraries (jose, knex, @noble/*, core's crypto
  * functions), but none of the backend's kit: no routing table, validation kit, logger, rate
  * limiter or error boundary. Success bodies have the wallet's shapes so a ratio is meaningful.
+ * Every response also carries what the spec and the project's rules owe on every route, written
+ * the plain Koa way: the request id (`X-Request-Id`, the client's when well formed, else a UUID),
+ * `Cache-Control: no-store` on success and one JSON log line on stdout (unless
+ * `BARE_PER_REQUEST=off`).
  *
  * Reads DATABASE_URL, JWT_SECRET, PUBLIC_API_URL (the JWT issuer and the signed `service`),
  * PEPPER_SECRET, IP_HASH_SALT, PORT, and optionally GRIN_NODE_URL, GRIN_NODE_API_SECRET,
@@ -12,6 +16,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
+import { performance } from 'node:perf_hooks';
 import type { AddressInfo } from 'node:net';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
@@ -434,7 +439,46 @@ async function readJson(ctx: Koa.Context): Promise<Record<string, unknown>> {
 const USER_KEYS = /^\/api\/v1\/users\/([^/]+)\/keys$/;
 const USERNAME_LOOKUP = /^\/api\/v1\/usernames\/([^/]+)$/;
 
+// --- what every response owes, whatever the route: the spec's request id, no-store, one log line ---
+
+/**
+ * `BARE_PER_REQUEST=off` leaves it out: the yardstick as it was until 2026-11-28, kept so a
+ * route's ratio can be reported both ways (docs/decisions.md, "The bench's yardstick owes what
+ * every response owes").
+ */
+const perRequest = process.env.BARE_PER_REQUEST !== 'off';
+/** The spec's request-id rule (General: request ids), as a plain Koa app would write it. */
+const SAFE_REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
+
+let pendingLines = '';
+let flushTimer: NodeJS.Timeout | undefined;
+const flushLines = () => {
+  clearTimeout(flushTimer);
+  flushTimer = undefined;
+  const chunk = pendingLines;
+  pendingLines = '';
+  if (chunk !== '') process.stdout.write(chunk);
+};
+/** A JSON line per request to stdout, written in batches (16 KB or 100 ms), as pino's asynchronous destination would. */
+function logRequest(fields: { request_id: string; method: string; path: string; status: number; ms: number }): void {
+  pendingLines += `${JSON.stringify({ level: 'info', time: new Date().toISOString(), msg: 'request', ...fields })}\n`;
+  if (pendingLines.length >= 16_384) flushLines();
+  else if (flushTimer === undefined) flushTimer = setTimeout(flushLines, 100).unref();
+}
+process.once('exit', flushLines);
+
 const app = new Koa();
+if (perRequest) {
+  app.use(async (ctx, next) => {
+    const started = performance.now();
+    const incoming = ctx.get('X-Request-Id');
+    const requestId = SAFE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    ctx.set('X-Request-Id', requestId);
+    await next();
+    if (ctx.status < 300) ctx.set('Cache-Control', 'no-store');
+    logRequest({ request_id: requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round((performance.now() - started) * 10) / 10 });
+  });
+}
 app.use(async (ctx) => {
   try {
     const { path, method } = ctx;

@@ -49,6 +49,7 @@ describe('bench smoke (npm run bench, CI-sized)', function () {
     const written = JSON.parse(readFileSync(outFile, 'utf8')) as BenchResult;
     expect(written.runs).to.have.length(2 * 2 * ENDPOINTS.length);
     expect(written.machine.cores).to.be.greaterThan(0);
+    if (process.platform === 'linux') expect(written.machine.stealPercent).to.be.a('number').and.within(0, 100);
     expect(written.walletRssMaxMb).to.have.keys(['sqlite', 'postgres']);
   });
 });

@@ -1,13 +1,14 @@
 /**
  * `npm run bench`: the reference server (examples/server) against a bare Koa + knex server
- * (test/bench/bare-server.ts) doing the same queries, crypto and writes per endpoint, on SQLite
- * (a file database) and on Postgres (a fresh database created and dropped by the bench).
+ * (test/bench/bare-server.ts) doing the same queries, crypto and writes per endpoint, and what every
+ * response owes (request id, no-store, a log line; checked by header names before the rounds), on
+ * SQLite (a file database) and on Postgres (a fresh database created and dropped by the bench).
  *
  * How it runs: per dialect both servers are started at once (separate processes, same
  * database), each identified by its own ready line (the wallet's `"msg":"listening"` JSON line
  * naming the url, the bare server's `bare ready` line with its pid), on ports bind-tested free
- * just before. The wallet runs with its default log level; its stdout is read and discarded
- * through a pipe, as a log collector would. For each round and each endpoint, the two servers
+ * just before. The wallet runs with its default log level; both servers' stdout is read and
+ * discarded through a pipe, as a log collector would. For each round and each endpoint, the two servers
  * are loaded one after the other (the order alternates per round), each with a short warm-up,
  * then a measured autocannon run. Every answer must be 2xx: a non-2xx, an error or a timeout
  * fails the bench with the first bad body, as does a server that exits. The wallet's RSS is
@@ -41,6 +42,9 @@
  *   BENCH_WALLET_FLAGS   the wallet's Node flags (default: those of `npm run start:prod`)
  *   BENCH_WALLET_NODE_OPTIONS  NODE_OPTIONS for the wallet only (a memory experiment, say)
  *   BENCH_BARE_FLAGS     Node flags for the bare server only (`--cpu-prof`, say; none by default)
+ *   BENCH_BARE_PER_REQUEST  off: the bare server leaves out what every wallet response owes (the
+ *                        request id header, no-store, a log line), as the runs before 2026-11-28
+ *                        did; on (default): it does that work too, checked by header names
  *   WALLET_TEST_PG_URL   the Postgres admin URL (default postgres://postgres@127.0.0.1:5432/postgres)
  *
  * The orchestration is `runBench()`, imported by test/bench/bench-smoke.test.ts (1 round, ~1 s
@@ -57,7 +61,8 @@ import { REPO_ROOT } from '../harness/processes.js';
 import { checkedPort, cpuMs, launchBare, launchWallet, sampleRss, type ServerChild } from './http/children.js';
 import { ENDPOINTS, GRIN_SCAN_BATCH, type Endpoint } from './http/endpoints.js';
 import { seed, type Seeded } from './http/fixtures.js';
-import { load, type LoadFigures } from './http/load.js';
+import { load, requestHeaders, type LoadFigures } from './http/load.js';
+import { machineCpuTimes, stealPercentSince } from './steal.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 export type ServerName = 'wallet' | 'bare';
@@ -71,6 +76,12 @@ export interface BenchOptions {
   /** Endpoint ids to run (default all). */
   endpoints?: string[];
   walletEntry: 'dist' | 'source';
+  /**
+   * Whether the bare server does what every wallet response owes (the request id, no-store, a
+   * log line; default true). False runs the lighter yardstick of the runs before 2026-11-28, to
+   * report a route both ways; the bench then skips its check that both answer with one header set.
+   */
+  barePerRequest?: boolean;
   outFile: string;
   pgAdminUrl: string;
   /** Progress lines (default: stderr). */
@@ -104,7 +115,16 @@ export interface EndpointSummary {
 
 export interface BenchResult {
   at: string;
-  machine: { cpu: string; cores: number; node: string; platform: string; totalMemMb: number; loadAvgAtStart: number[] };
+  machine: {
+    cpu: string;
+    cores: number;
+    node: string;
+    platform: string;
+    totalMemMb: number;
+    loadAvgAtStart: number[];
+    /** The share of the machine's CPU time its hypervisor gave to others during the run (/proc/stat steal), %; null without /proc. */
+    stealPercent: number | null;
+  };
   settings: Omit<BenchOptions, 'log' | 'outFile'> & { outFile: string };
   walletRssMaxMb: Record<string, number | null>;
   rssTargetMb: number;
@@ -130,6 +150,33 @@ const secrets = () => ({
   ADMIN_SESSION_SECRET: `bench-admin-session-${randomBytes(24).toString('hex')}`,
 });
 
+/** Headers whose presence says nothing about the work done. */
+const NOT_WORK = new Set(['date']);
+
+/**
+ * The yardstick must do the work the wallet does (issue 35): each endpoint whose request can be
+ * repeated (no per-request body or token) is asked once of each server, and both must answer 2xx
+ * with the same header names, so a header the wallet owes every response (its request id, say)
+ * cannot be left out of the bare server unnoticed. A difference fails the bench.
+ */
+export async function assertSameHeaders(wallet: Pick<ServerChild, 'name' | 'url'>, bare: Pick<ServerChild, 'name' | 'url'>, seeded: Seeded, endpoints: Endpoint[]): Promise<void> {
+  for (const endpoint of endpoints) {
+    const spec = await endpoint.spec({ seeded, connections: 1, durationSec: 1, lastRps: undefined });
+    if (spec.setupRequest !== undefined || spec.setupClient !== undefined) continue;
+    const names: string[][] = [];
+    for (const server of [wallet, bare]) {
+      const res = await fetch(`${server.url}${spec.path}`, { method: spec.method, headers: requestHeaders(spec), body: spec.body });
+      await res.arrayBuffer();
+      if (!res.ok) throw new Error(`bench: ${server.name} answered ${endpoint.id} with ${res.status} in the header check`);
+      names.push([...res.headers.keys()].filter((name) => !NOT_WORK.has(name)).sort());
+    }
+    const [ours, theirs] = names as [string[], string[]];
+    if (ours.join() !== theirs.join()) {
+      throw new Error(`bench: the bare server answers ${endpoint.id} with headers ${theirs.join(', ')}, the wallet with ${ours.join(', ')}: the yardstick must do the wallet's work (test/bench/bare-server.ts)`);
+    }
+  }
+}
+
 async function benchDialect(dialect: Dialect, databaseUrl: string, dataDir: string, grin: GrinNodeFake, options: BenchOptions, endpoints: Endpoint[], runs: RunRecord[]): Promise<number | null> {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const walletPort = await checkedPort();
@@ -147,10 +194,12 @@ async function benchDialect(dialect: Dialect, databaseUrl: string, dataDir: stri
       env: { ...shared, DATA_DIR: dataDir, RATE_LIMIT_MAX: '1000000', SCHEDULER_ENABLED: 'false', FEATURE_GRIN_RELAY: 'true' },
     });
     servers.push(wallet);
-    const bare = await launchBare(shared, barePort);
+    const barePerRequest = options.barePerRequest ?? true;
+    const bare = await launchBare({ ...shared, BARE_PER_REQUEST: barePerRequest ? 'on' : 'off' }, barePort);
     servers.push(bare);
-    log(`${dialect}: wallet pid ${wallet.pid} at ${wallet.url}, bare pid ${bare.pid} at ${bare.url}`);
+    log(`${dialect}: wallet pid ${wallet.pid} at ${wallet.url}, bare pid ${bare.pid} at ${bare.url}${barePerRequest ? '' : ' (without the per-request work: BENCH_BARE_PER_REQUEST=off)'}`);
     const seeded: Seeded = await seed(wallet.url, publicApiUrl, databaseUrl, 'benchuser');
+    if (barePerRequest) await assertSameHeaders(wallet, bare, seeded, endpoints);
     const lastRps = new Map<string, number>();
     let previous: { server: ServerChild; p99: number } | undefined;
     for (let round = 1; round <= options.rounds; round++) {
@@ -257,7 +306,8 @@ function table(result: BenchResult): string {
   const range = (x: { medianRps: number; minRps: number; maxRps: number }) => `${Math.round(x.medianRps)} [${Math.round(x.minRps)}–${Math.round(x.maxRps)}]`;
   const rows = [
     '',
-    `${result.machine.cpu}, ${result.machine.cores} cores, node ${result.machine.node}, load ${result.machine.loadAvgAtStart.map((l) => l.toFixed(2)).join(' ')} at start`,
+    `${result.machine.cpu}, ${result.machine.cores} cores, node ${result.machine.node}, load ${result.machine.loadAvgAtStart.map((l) => l.toFixed(2)).join(' ')} at start` +
+      (result.machine.stealPercent === null ? '' : `, ${result.machine.stealPercent.toFixed(1)} % of the CPU time stolen by the hypervisor during the run`),
     `${s.rounds} round(s), ${s.connections} connections, ${s.durationSec} s per run after a ${s.warmupSec} s warm-up, wallet from ${s.walletEntry}`,
     line(['dialect', 'endpoint', 'wallet req/s [min–max]', 'bare req/s [min–max]', 'w p99 ms', 'b p99 ms', 'CPU µs w/b', 'ratio per round', 'median', 'target']),
   ];
@@ -280,7 +330,8 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
     throw new Error(`unknown endpoint in ${options.endpoints.join(',')}; known: ${ENDPOINTS.map((e) => e.id).join(', ')}`);
   }
   const cpu = cpus();
-  const machine = { cpu: cpu[0]?.model ?? 'unknown', cores: cpu.length, node: process.version, platform: `${platform()} ${release()}`, totalMemMb: Math.round(totalmem() / 1048576), loadAvgAtStart: loadavg() };
+  const machineAtStart = { cpu: cpu[0]?.model ?? 'unknown', cores: cpu.length, node: process.version, platform: `${platform()} ${release()}`, totalMemMb: Math.round(totalmem() / 1048576), loadAvgAtStart: loadavg() };
+  const cpuTimesAtStart = machineCpuTimes();
   const runs: RunRecord[] = [];
   const walletRssMaxMb: Record<string, number | null> = {};
   const grin = new GrinNodeFake();
@@ -313,7 +364,7 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
   const { log: _log, ...settings } = options;
   const result: BenchResult = {
     at: new Date().toISOString(),
-    machine,
+    machine: { ...machineAtStart, stealPercent: stealPercentSince(cpuTimesAtStart) },
     settings: { ...settings, outFile: relative(REPO_ROOT, options.outFile).startsWith('..') ? options.outFile : relative(REPO_ROOT, options.outFile) },
     walletRssMaxMb,
     rssTargetMb: RSS_TARGET_MB,
@@ -349,6 +400,7 @@ export function optionsFromEnv(): BenchOptions {
     dialects: dialects as Dialect[],
     ...(process.env.BENCH_ENDPOINTS ? { endpoints: process.env.BENCH_ENDPOINTS.split(',').map((e) => e.trim()) } : {}),
     walletEntry: entry,
+    barePerRequest: process.env.BENCH_BARE_PER_REQUEST !== 'off',
     outFile: process.env.BENCH_OUT ? resolve(process.env.BENCH_OUT) : join(REPO_ROOT, 'test/bench/results/latest.json'),
     pgAdminUrl: process.env.WALLET_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
   };

@@ -41,12 +41,17 @@ export interface Spawned {
   waitFor(text: string, timeoutMs?: number): Promise<void>;
 }
 
+/** Node's arguments that run one of the repository's TypeScript entry points from source (tsx and the `source` condition). */
+export function sourceEntryArgv(entry: string, args: readonly string[] = [], nodeFlags: readonly string[] = []): string[] {
+  return [...nodeFlags, '--import', TSX_LOADER, '--conditions=wallet-source', REPO_ROOT + entry, ...args];
+}
+
 /**
  * Runs one of the repository's TypeScript entry points as a real process, from source (tsx and
  * the `source` condition, as the test run itself does), in `cwd` with exactly `env` added to PATH.
  */
 export function spawnEntry(entry: string, args: string[], options: { env: Record<string, string>; cwd: string; nodeFlags?: readonly string[] }): Spawned {
-  const child = spawn(process.execPath, [...(options.nodeFlags ?? []), '--import', TSX_LOADER, '--conditions=wallet-source', REPO_ROOT + entry, ...args], {
+  const child = spawn(process.execPath, sourceEntryArgv(entry, args, options.nodeFlags), {
     cwd: options.cwd,
     env: { PATH: process.env.PATH ?? '', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],

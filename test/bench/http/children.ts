@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { TEST_SECRETS } from '../../harness/backend.js';
-import { freePort, REPO_ROOT, serverNodeFlags, spawnEntry } from '../../harness/processes.js';
+import { freePort, REPO_ROOT, serverNodeFlags, sourceEntryArgv } from '../../harness/processes.js';
 
 /** A server process the bench started and identified by its own ready line. */
 export interface ServerChild {
@@ -32,8 +32,7 @@ const PROBLEM_MARKS = PROBLEM_LEVELS.map((level) => Buffer.from(level));
  *
  * Past the ready line, stdout is only scanned, as bytes, for error and warning lines: the load
  * generator runs in this process's event loop, and splitting and decoding every request's log
- * line here (thousands a second) took CPU from it while the wallet was measured, and only then
- * (the bare server logs nothing per request).
+ * line here (thousands a second) took CPU from it while the server logging them was measured.
  */
 function identify(name: string, child: ChildProcess, ready: (line: string) => boolean, timeoutMs: number): Promise<{ stderr: () => string; problems: () => string[] }> {
   let errors = '';
@@ -102,6 +101,14 @@ function handle(name: string, child: ChildProcess, url: string, { stderr, proble
   };
 }
 
+/**
+ * A server process with piped output and no reader of its own: `identify` is its one reader, so
+ * its request log lines are scanned as bytes, never collected (both servers log every request).
+ */
+function spawnServer(argv: string[], env: Record<string, string>): ChildProcess {
+  return spawn(process.execPath, argv, { cwd: REPO_ROOT, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
 /** Node flags from an environment variable: space-separated, empty when unset. */
 function flagsFrom(value: string | undefined): string[] {
   return (value ?? '').split(' ').filter(Boolean);
@@ -133,10 +140,8 @@ export async function launchWallet(options: WalletLaunch): Promise<ServerChild> 
   const flags = options.flags ?? (process.env.BENCH_WALLET_FLAGS !== undefined ? flagsFrom(process.env.BENCH_WALLET_FLAGS) : serverNodeFlags());
   const nodeOptions: Record<string, string> = process.env.BENCH_WALLET_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_WALLET_NODE_OPTIONS } : {};
   const env = { ...options.env, ...nodeOptions, PORT: String(options.port), HOST: '127.0.0.1' };
-  const child =
-    options.entry === 'source'
-      ? spawnEntry('examples/server/src/main.ts', [], { env, cwd: REPO_ROOT, nodeFlags: flags }).child
-      : spawn(process.execPath, [...flags, `${REPO_ROOT}examples/server/dist/main.js`], { cwd: REPO_ROOT, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const argv = options.entry === 'source' ? sourceEntryArgv('examples/server/src/main.ts', [], flags) : [...flags, `${REPO_ROOT}examples/server/dist/main.js`];
+  const child = spawnServer(argv, env);
   live.add(child);
   const identified = await identify(
     'wallet server',
@@ -159,7 +164,7 @@ export async function launchBare(env: Record<string, string>, port: number, time
   const url = `http://127.0.0.1:${port}`;
   // BENCH_BARE_FLAGS: Node flags for the bare server only (a CPU profile, say).
   const nodeFlags = flagsFrom(process.env.BENCH_BARE_FLAGS);
-  const { child } = spawnEntry('test/bench/bare-server.ts', [], { env: { ...env, PORT: String(port) }, cwd: REPO_ROOT, nodeFlags });
+  const child = spawnServer(sourceEntryArgv('test/bench/bare-server.ts', [], nodeFlags), { ...env, PORT: String(port) });
   live.add(child);
   const identified = await identify(
     'bare server',

@@ -29,6 +29,9 @@ export interface LoadFigures {
   notes?: Record<string, unknown>;
 }
 
+/** The headers a spec's requests are sent with: its own, and a JSON content type for a body. */
+export const requestHeaders = (spec: LoadSpec): Record<string, string> => ({ ...(spec.body !== undefined || spec.method === 'POST' ? { 'content-type': 'application/json' } : {}), ...spec.headers });
+
 /**
  * One autocannon run against `url` + spec. Fails loudly (with the first bad answer's status and
  * body) when anything but 2xx came back, or a request errored or timed out, or nothing at all
@@ -39,7 +42,7 @@ export async function load(label: string, url: string, spec: LoadSpec, connectio
   const request: autocannon.Request = {
     method: spec.method,
     path: spec.path,
-    headers: { ...(spec.body !== undefined || spec.method === 'POST' ? { 'content-type': 'application/json' } : {}), ...spec.headers },
+    headers: requestHeaders(spec),
     ...(spec.body !== undefined ? { body: spec.body } : {}),
     ...(spec.setupRequest ? { setupRequest: spec.setupRequest as never } : {}),
     onResponse: ((status: number, body: string, context: Record<string, unknown>) => {
