@@ -52,4 +52,28 @@ describe('bench smoke (npm run bench, CI-sized)', function () {
     if (process.platform === 'linux') expect(written.machine.stealPercent).to.be.a('number').and.within(0, 100);
     expect(written.walletRssMaxMb).to.have.keys(['sqlite', 'postgres']);
   });
+
+  for (const restartEachRound of [true, false]) {
+    it(restartEachRound ? 'starts both servers afresh for every round' : 'keeps one process of each server for all rounds with BENCH_RESTART=off', async () => {
+      const result = await runBench({
+        rounds: 2,
+        connections: 2,
+        durationSec: 0.2,
+        warmupSec: 0.1,
+        dialects: ['sqlite'],
+        endpoints: ['health'],
+        walletEntry: 'source',
+        restartEachRound,
+        outFile: join(dir, `restart-${restartEachRound}.json`),
+        pgAdminUrl: process.env.WALLET_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+        log: () => undefined,
+      });
+      for (const server of ['wallet', 'bare'] as const) {
+        const pids = [1, 2].map((round) => result.runs.find((r) => r.server === server && r.round === round)!.pid);
+        expect(pids[0], server).to.be.a('number');
+        if (restartEachRound) expect(pids[1], server).to.not.equal(pids[0]);
+        else expect(pids[1], server).to.equal(pids[0]);
+      }
+    });
+  }
 });

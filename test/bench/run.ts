@@ -4,8 +4,8 @@
  * response owes (request id, no-store, a log line; checked by header names before the rounds), on
  * SQLite (a file database) and on Postgres (a fresh database created and dropped by the bench).
  *
- * How it runs: per dialect both servers are started at once (separate processes, same
- * database), each identified by its own ready line (the wallet's `"msg":"listening"` JSON line
+ * How it runs: per dialect both servers are started (separate processes, same database; afresh
+ * for every round unless BENCH_RESTART=off), each identified by its own ready line (the wallet's `"msg":"listening"` JSON line
  * naming the url, the bare server's `bare ready` line with its pid), on ports bind-tested free
  * just before. The wallet runs with its default log level; both servers' stdout is read and
  * discarded through a pipe, as a log collector would. For each round and each endpoint, the two servers
@@ -42,6 +42,8 @@
  *   BENCH_WALLET_FLAGS   the wallet's Node flags (default: those of `npm run start:prod`)
  *   BENCH_WALLET_NODE_OPTIONS  NODE_OPTIONS for the wallet only (a memory experiment, say)
  *   BENCH_BARE_FLAGS     Node flags for the bare server only (`--cpu-prof`, say; none by default)
+ *   BENCH_RESTART        off: one process of each server per dialect for all rounds (to attach a
+ *                        profiler, say); by default both are started afresh every round
  *   BENCH_BARE_PER_REQUEST  off: the bare server leaves out what every wallet response owes (the
  *                        request id header, no-store, a log line), as the runs before 2026-11-28
  *                        did; on (default): it does that work too, checked by header names
@@ -82,6 +84,8 @@ export interface BenchOptions {
    * report a route both ways; the bench then skips its check that both answer with one header set.
    */
   barePerRequest?: boolean;
+  /** Both servers started afresh for every round after the first (default true); false keeps one process of each per dialect. */
+  restartEachRound?: boolean;
   outFile: string;
   pgAdminUrl: string;
   /** Progress lines (default: stderr). */
@@ -95,6 +99,8 @@ export interface RunRecord extends LoadFigures {
   server: ServerName;
   /** 1 or 2: whether this server was loaded first or second in its round. */
   order: number;
+  /** The server process that answered (a new one each round unless BENCH_RESTART=off). */
+  pid: number;
   warmup: { rps: number; requests: number };
   rssMaxMb?: number | null;
   /** The server process's CPU (user + system) per answered request in the measured run, in µs; null without /proc. */
@@ -184,9 +190,11 @@ async function benchDialect(dialect: Dialect, databaseUrl: string, dataDir: stri
   while (barePort === walletPort) barePort = await checkedPort();
   const publicApiUrl = `http://127.0.0.1:${walletPort}`;
   const shared = { ...secrets(), DATABASE_URL: databaseUrl, PUBLIC_API_URL: publicApiUrl, GRIN_NODE_URL: grin.url, GRIN_NODE_API_SECRET: FAKE_GRIN_SECRET };
-  const servers: ServerChild[] = [];
+  let servers: ServerChild[] = [];
   let rssMax: number | null = null;
-  try {
+  const barePerRequest = options.barePerRequest ?? true;
+  /** Both servers, on the same ports each time (the wallet's is in its public URL, so in the seeded tokens). */
+  const start = async (): Promise<[ServerChild, ServerChild]> => {
     // The wallet first: it migrates the database the bare server then uses. No LOG_LEVEL: the default.
     const wallet = await launchWallet({
       entry: options.walletEntry,
@@ -194,15 +202,27 @@ async function benchDialect(dialect: Dialect, databaseUrl: string, dataDir: stri
       env: { ...shared, DATA_DIR: dataDir, RATE_LIMIT_MAX: '1000000', SCHEDULER_ENABLED: 'false', FEATURE_GRIN_RELAY: 'true' },
     });
     servers.push(wallet);
-    const barePerRequest = options.barePerRequest ?? true;
     const bare = await launchBare({ ...shared, BARE_PER_REQUEST: barePerRequest ? 'on' : 'off' }, barePort);
     servers.push(bare);
     log(`${dialect}: wallet pid ${wallet.pid} at ${wallet.url}, bare pid ${bare.pid} at ${bare.url}${barePerRequest ? '' : ' (without the per-request work: BENCH_BARE_PER_REQUEST=off)'}`);
+    return [wallet, bare];
+  };
+  try {
+    let [wallet, bare] = await start();
     const seeded: Seeded = await seed(wallet.url, publicApiUrl, databaseUrl, 'benchuser');
     if (barePerRequest) await assertSameHeaders(wallet, bare, seeded, endpoints);
     const lastRps = new Map<string, number>();
     let previous: { server: ServerChild; p99: number } | undefined;
     for (let round = 1; round <= options.rounds; round++) {
+      if (round > 1 && (options.restartEachRound ?? true)) {
+        // Fresh processes each round: a process keeps for life how fast it drew (where V8 and the
+        // kernel placed it, how its collector tuned itself; the same server's CPU per request
+        // moved by half between starts here), so the median is over seven draws of each, not one.
+        await Promise.all(servers.map((server) => server.stop()));
+        servers = [];
+        previous = undefined;
+        [wallet, bare] = await start();
+      }
       const order: Array<[ServerName, ServerChild]> = round % 2 === 1 ? [['wallet', wallet], ['bare', bare]] : [['bare', bare], ['wallet', wallet]];
       for (const endpoint of endpoints) {
         for (const [index, [name, server]] of order.entries()) {
@@ -235,7 +255,7 @@ async function benchDialect(dialect: Dialect, databaseUrl: string, dataDir: stri
             // The CPU a request cost the server itself: steadier than req/s on a noisy machine (the
             // load generator shares it), though it counts the tail the server finishes after the run.
             const cpuUsPerRequest = cpuBefore !== null && cpuAfter !== null && figures.requests > 0 ? Math.round(((cpuAfter - cpuBefore) * 1000) / figures.requests) : null;
-            const record: RunRecord = { dialect, round, endpoint: endpoint.id, server: name, order: index + 1, ...figures, warmup, cpuUsPerRequest };
+            const record: RunRecord = { dialect, round, endpoint: endpoint.id, server: name, order: index + 1, pid: server.pid, ...figures, warmup, cpuUsPerRequest };
             if (rss) {
               record.rssMaxMb = rss.stop();
               if (record.rssMaxMb !== null && (rssMax === null || record.rssMaxMb > rssMax)) rssMax = record.rssMaxMb;
@@ -401,6 +421,7 @@ export function optionsFromEnv(): BenchOptions {
     ...(process.env.BENCH_ENDPOINTS ? { endpoints: process.env.BENCH_ENDPOINTS.split(',').map((e) => e.trim()) } : {}),
     walletEntry: entry,
     barePerRequest: process.env.BENCH_BARE_PER_REQUEST !== 'off',
+    restartEachRound: process.env.BENCH_RESTART !== 'off',
     outFile: process.env.BENCH_OUT ? resolve(process.env.BENCH_OUT) : join(REPO_ROOT, 'test/bench/results/latest.json'),
     pgAdminUrl: process.env.WALLET_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
   };
