@@ -44,7 +44,7 @@ import { createTestBackend, DIALECTS, type DialectName } from '../harness/backen
 import { dropRunDatabase } from '../harness/postgres.js';
 import { removeSqliteFiles } from '../harness/sqlite.js';
 import { loadFreshWraps, loadWorkload, LAPSED_USERS, OUTSIDERS, PREMIUM_USERS, USERS, type BenchEvent, type BenchUser } from './admission-events.js';
-import { machineCpuTimes, stealPercentSince } from './steal.js';
+import { machineCpuTimes, stealPercentSince } from './machine-cpu.js';
 
 const TARGET_IN_PROCESS = 20_000;
 const TARGET_PIPE = 5_000;

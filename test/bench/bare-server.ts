@@ -33,6 +33,7 @@ import {
   recoverMessageSigner,
 } from '../../packages/core/src/crypto/index.js';
 import { hmacKey } from '../../packages/core/src/auth/tokens.js';
+import { requestIdFrom } from '../../packages/core/src/http/request-id.js';
 import { SQLITE_PRAGMAS } from '../../packages/core/src/storage/connect.js';
 import { normaliseKey, type ReceivingKey, type SubmittedKey } from '../../packages/core/src/directory/key-forms.js';
 import { Nip05Cache } from '../../packages/core/src/directory/nip05-cache.js';
@@ -447,8 +448,6 @@ const USERNAME_LOOKUP = /^\/api\/v1\/usernames\/([^/]+)$/;
  * every response owes").
  */
 const perRequest = process.env.BARE_PER_REQUEST !== 'off';
-/** The spec's request-id rule (General: request ids), as a plain Koa app would write it. */
-const SAFE_REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
 
 let pendingLines = '';
 let flushTimer: NodeJS.Timeout | undefined;
@@ -471,8 +470,7 @@ const app = new Koa();
 if (perRequest) {
   app.use(async (ctx, next) => {
     const started = performance.now();
-    const incoming = ctx.get('X-Request-Id');
-    const requestId = SAFE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    const requestId = requestIdFrom(ctx.get('X-Request-Id'));
     ctx.set('X-Request-Id', requestId);
     await next();
     if (ctx.status < 300) ctx.set('Cache-Control', 'no-store');

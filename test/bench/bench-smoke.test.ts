@@ -60,7 +60,7 @@ describe('bench smoke (npm run bench, CI-sized)', function () {
         connections: 2,
         durationSec: 0.2,
         warmupSec: 0.1,
-        dialects: ['sqlite'],
+        dialects: ['sqlite', 'postgres'],
         endpoints: ['health'],
         walletEntry: 'source',
         restartEachRound,
@@ -68,11 +68,14 @@ describe('bench smoke (npm run bench, CI-sized)', function () {
         pgAdminUrl: process.env.WALLET_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
         log: () => undefined,
       });
-      for (const server of ['wallet', 'bare'] as const) {
-        const pids = [1, 2].map((round) => result.runs.find((r) => r.server === server && r.round === round)!.pid);
-        expect(pids[0], server).to.be.a('number');
-        if (restartEachRound) expect(pids[1], server).to.not.equal(pids[0]);
-        else expect(pids[1], server).to.equal(pids[0]);
+      for (const dialect of ['sqlite', 'postgres'] as const) {
+        for (const server of ['wallet', 'bare'] as const) {
+          const what = `${dialect} ${server}`;
+          const pids = [1, 2].map((round) => result.runs.find((r) => r.dialect === dialect && r.server === server && r.round === round)!.pid);
+          expect(pids[0], what).to.be.a('number');
+          if (restartEachRound) expect(pids[1], what).to.not.equal(pids[0]);
+          else expect(pids[1], what).to.equal(pids[0]);
+        }
       }
     });
   }

@@ -26,7 +26,7 @@
  * `--lease-window S` (default 10).
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -35,6 +35,7 @@ import { dropRunDatabase } from '../harness/postgres.js';
 import { REPO_ROOT, spawnEntry } from '../harness/processes.js';
 import { checkedPort, cpuMs, launchWallet, walletEnv, type ServerChild } from './http/children.js';
 import { BenchBtcKey, LoginBodies } from './http/fixtures.js';
+import { busyShare, machineCpuTimes } from './machine-cpu.js';
 import { mixedLoad, send, type Answer, type MixedLoadResult } from './replicas/mixed-load.js';
 import type { UpstreamCounts } from './replicas/proxy.js';
 
@@ -79,13 +80,6 @@ interface Spent {
   proxyCpuMs: number;
   loadCpuMs: number;
   machineBusy: number;
-}
-
-/** All CPUs' ticks since boot, and the idle ones among them (/proc/stat's first line). */
-function machineTicks(): { total: number; idle: number } {
-  const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
-  // user nice system idle iowait irq softirq steal: idle and iowait are not busy.
-  return { total: fields.slice(0, 8).reduce((a, b) => a + b, 0), idle: fields[3]! + fields[4]! };
 }
 
 /** Answers an upstream gave (any status): requests it really took, unlike `sent`, which counts refused attempts. */
@@ -153,14 +147,14 @@ async function main(): Promise<void> {
       const signed = await bodies();
       const pids = replicas.map((r) => r.server!.pid);
       const cpuBefore = pids.map((pid) => cpuMs(pid) ?? 0);
-      const machineBefore = machineTicks();
+      const machineBefore = machineCpuTimes();
       const proxyBefore = cpuMs(proxy.child.pid!) ?? 0;
       const loadBefore = process.cpuUsage();
       progress(`replicas: ${label}: ${WORKERS} workers for ${DURATION_MS / 1000} s`);
       const result = await mixedLoad({ url: proxyUrl, workers: WORKERS, durationMs: DURATION_MS, sessions: sessions.map((s, i) => result0?.acknowledged.sessions[i] ?? s), ...signed, recipientId: recipient!.user_id, ...(onTick ? { onTick } : {}) });
       // CPU of the processes that ran throughout (a killed replica's counters die with it).
       const cpu = pids.reduce((sum, pid, i) => sum + Math.max(0, (cpuMs(pid) ?? cpuBefore[i]!) - cpuBefore[i]!), 0);
-      const machineAfter = machineTicks();
+      const machineAfter = machineCpuTimes();
       const load = process.cpuUsage(loadBefore);
       result0 = result;
       opsPerSec = Math.max(opsPerSec, (result.answers.length / result.elapsedMs) * 1000);
@@ -169,7 +163,7 @@ async function main(): Promise<void> {
         cpuMs: cpu,
         proxyCpuMs: (cpuMs(proxy.child.pid!) ?? proxyBefore) - proxyBefore,
         loadCpuMs: (load.user + load.system) / 1000,
-        machineBusy: 1 - (machineAfter.idle - machineBefore.idle) / Math.max(1, machineAfter.total - machineBefore.total),
+        machineBusy: busyShare(machineBefore, machineAfter),
       };
     };
     const ok = (answers: Answer[]) => answers.filter((a) => a.status >= 200 && a.status < 300).length;

@@ -5,11 +5,11 @@
  * SQLite (a file database) and on Postgres (a fresh database created and dropped by the bench).
  *
  * How it runs: per dialect both servers are started (separate processes, same database; afresh
- * for every round unless BENCH_RESTART=off), each identified by its own ready line (the wallet's `"msg":"listening"` JSON line
- * naming the url, the bare server's `bare ready` line with its pid), on ports bind-tested free
- * just before. The wallet runs with its default log level; both servers' stdout is read and
- * discarded through a pipe, as a log collector would. For each round and each endpoint, the two servers
- * are loaded one after the other (the order alternates per round), each with a short warm-up,
+ * for every round unless BENCH_RESTART=off), each identified by its own ready line (the wallet's
+ * `"msg":"listening"` JSON line naming the url, the bare server's `bare ready` line with its pid),
+ * on ports bind-tested free just before. The wallet runs with its default log level; both
+ * servers' stdout is read and discarded through a pipe, as a log collector would. For each round
+ * and each endpoint, the two servers are loaded one after the other (the order alternates per round), each with a short warm-up,
  * then a measured autocannon run. Every answer must be 2xx: a non-2xx, an error or a timeout
  * fails the bench with the first bad body, as does a server that exits. The wallet's RSS is
  * sampled during its runs.
@@ -64,7 +64,7 @@ import { checkedPort, cpuMs, launchBare, launchWallet, sampleRss, type ServerChi
 import { ENDPOINTS, GRIN_SCAN_BATCH, type Endpoint } from './http/endpoints.js';
 import { seed, type Seeded } from './http/fixtures.js';
 import { load, requestHeaders, type LoadFigures } from './http/load.js';
-import { machineCpuTimes, stealPercentSince } from './steal.js';
+import { machineCpuTimes, stealPercentSince } from './machine-cpu.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 export type ServerName = 'wallet' | 'bare';

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Context, Next } from 'koa';
 import { coreErrors, isWalletError, upstreamFailureOf, type WalletError } from '../errors/index.js';
@@ -6,9 +5,9 @@ import { describeError, logRequestLine, type Logger } from '../logger/index.js';
 import { noMetrics, type MetricsRecorder } from '../metrics/index.js';
 import { isRefusedValue, isUniqueViolation, uniqueViolationOf } from '../storage/index.js';
 import { isClientAbort } from './body.js';
+import { requestIdFrom } from './request-id.js';
 
 const BOUNDARY = Symbol('wallet-backend.boundary');
-const SAFE_REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
 
 /** The error a request ends with, as the client will see it. */
 export function toWalletError(err: unknown): WalletError {
@@ -61,7 +60,7 @@ export function boundaryState(ctx: Context): BoundaryState {
 export function beginRequest(req: IncomingMessage, res: ServerResponse, baseLogger: Logger): RequestState {
   // Node joins a repeated header into one string; Koa's `ctx.get` would only add work here.
   const incoming = req.headers['x-request-id'];
-  const requestId = typeof incoming === 'string' && SAFE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
+  const requestId = requestIdFrom(incoming);
   // Straight to Node (Koa's `set` builds arrays per call); the value is one safe string either way.
   res.setHeader('X-Request-Id', requestId);
   return new RequestState(requestId, baseLogger);

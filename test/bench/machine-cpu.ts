@@ -1,8 +1,10 @@
 import { readFileSync } from 'node:fs';
 
-/** The machine's CPU time so far, in ticks (/proc/stat's first line): all of it, and the hypervisor's steal. */
+/** The machine's CPU time so far, in ticks (/proc/stat's first line): all of it, the idle share, and the hypervisor's steal. */
 export interface MachineCpuTimes {
   total: number;
+  /** Idle and waiting on I/O: not busy. */
+  idle: number;
   steal: number;
 }
 
@@ -12,10 +14,16 @@ export function machineCpuTimes(): MachineCpuTimes | null {
     // cpu user nice system idle iowait irq softirq steal (guest time is inside user already).
     const fields = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!.trim().split(/\s+/).slice(1, 9).map(Number);
     if (fields.length < 8 || fields.some((n) => !Number.isFinite(n))) return null;
-    return { total: fields.reduce((a, b) => a + b, 0), steal: fields[7]! };
+    return { total: fields.reduce((a, b) => a + b, 0), idle: fields[3]! + fields[4]!, steal: fields[7]! };
   } catch {
     return null;
   }
+}
+
+/** The machine's busy share between two readings (0–1); NaN without /proc. */
+export function busyShare(before: MachineCpuTimes | null, after: MachineCpuTimes | null): number {
+  if (before === null || after === null) return NaN;
+  return 1 - (after.idle - before.idle) / Math.max(1, after.total - before.total);
 }
 
 /**
