@@ -2,6 +2,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
+import { serverNodeFlags } from '../harness/processes.js';
+import { bareNodeFlags } from './http/children.js';
 import { ENDPOINTS } from './http/endpoints.js';
 import { runBench, type BenchResult } from './run.js';
 
@@ -41,6 +43,8 @@ describe('bench smoke (npm run bench, CI-sized)', function () {
           expect([run!.non2xx, run!.errors, run!.timeouts], what).to.deep.equal([0, 0, 0]);
           // CPU per request from /proc (Linux): a number, not left null; ≥ 0 since /proc counts 10 ms ticks.
           if (process.platform === 'linux') expect(run!.cpuUsPerRequest, what).to.be.a('number').and.at.least(0);
+          // Both servers' memory is sampled, so it can be set side by side.
+          if (process.platform === 'linux') expect(run!.rssMaxMb, what).to.be.a('number').and.greaterThan(0);
         }
       }
     }
@@ -51,6 +55,28 @@ describe('bench smoke (npm run bench, CI-sized)', function () {
     expect(written.machine.cores).to.be.greaterThan(0);
     if (process.platform === 'linux') expect(written.machine.stealPercent).to.be.a('number').and.within(0, 100);
     expect(written.walletRssMaxMb).to.have.keys(['sqlite', 'postgres']);
+    expect(written.bareRssMaxMb).to.have.keys(['sqlite', 'postgres']);
+    // The same runtime settings for both: start:prod's flags (this run sets neither BENCH_*_FLAGS).
+    expect(written.flags.bare).to.deep.equal(written.flags.wallet).and.deep.equal(serverNodeFlags());
+  });
+
+  it("gives the bare server the wallet's Node flags unless BENCH_BARE_FLAGS names its own (empty: Node's defaults)", () => {
+    const saved = { bare: process.env.BENCH_BARE_FLAGS, wallet: process.env.BENCH_WALLET_FLAGS };
+    const set = (name: 'BENCH_BARE_FLAGS' | 'BENCH_WALLET_FLAGS', value: string | undefined) => (value === undefined ? delete process.env[name] : (process.env[name] = value));
+    try {
+      set('BENCH_BARE_FLAGS', undefined);
+      set('BENCH_WALLET_FLAGS', undefined);
+      expect(bareNodeFlags()).to.deep.equal(serverNodeFlags());
+      set('BENCH_WALLET_FLAGS', '--max-old-space-size=512');
+      expect(bareNodeFlags()).to.deep.equal(['--max-old-space-size=512']);
+      set('BENCH_BARE_FLAGS', '');
+      expect(bareNodeFlags()).to.deep.equal([]);
+      set('BENCH_BARE_FLAGS', '--cpu-prof  --cpu-prof-dir=/tmp');
+      expect(bareNodeFlags()).to.deep.equal(['--cpu-prof', '--cpu-prof-dir=/tmp']);
+    } finally {
+      set('BENCH_BARE_FLAGS', saved.bare);
+      set('BENCH_WALLET_FLAGS', saved.wallet);
+    }
   });
 
   for (const restartEachRound of [true, false]) {

@@ -11,8 +11,10 @@
  * servers' stdout is read and discarded through a pipe, as a log collector would. For each round
  * and each endpoint, the two servers are loaded one after the other (the order alternates per round), each with a short warm-up,
  * then a measured autocannon run. Every answer must be 2xx: a non-2xx, an error or a timeout
- * fails the bench with the first bad body, as does a server that exits. The wallet's RSS is
- * sampled during its runs.
+ * fails the bench with the first bad body, as does a server that exits. Both servers run as plain
+ * JavaScript (the wallet from examples/server/dist, the bare server bundled by esbuild:
+ * http/bare-bundle.ts) with the same Node flags (`npm run start:prod`'s), and each one's RSS is
+ * sampled during its runs, so the memory is set side by side too.
  *
  * Endpoints: /health, /auth/me, NIP-05, username lookup, user keys, refresh (one session per
  * connection, each rotated token chained into the next request), extension login (pre-signed
@@ -41,7 +43,8 @@
  *   BENCH_WALLET_ENTRY   dist (default) or source (examples/server/src/main.ts through tsx)
  *   BENCH_WALLET_FLAGS   the wallet's Node flags (default: those of `npm run start:prod`)
  *   BENCH_WALLET_NODE_OPTIONS  NODE_OPTIONS for the wallet only (a memory experiment, say)
- *   BENCH_BARE_FLAGS     Node flags for the bare server only (`--cpu-prof`, say; none by default)
+ *   BENCH_BARE_FLAGS     Node flags for the bare server instead of the wallet's (`--cpu-prof`, say;
+ *                        empty: Node's defaults, as the runs before 2026-11-29 had)
  *   BENCH_RESTART        off: one process of each server per dialect for all rounds (to attach a
  *                        profiler, say); by default both are started afresh every round
  *   BENCH_BARE_PER_REQUEST  off: the bare server leaves out what every wallet response owes (the
@@ -60,7 +63,8 @@ import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { FAKE_GRIN_SECRET, GrinNodeFake } from '../fakes/grin-node.js';
 import { REPO_ROOT } from '../harness/processes.js';
-import { checkedPort, cpuMs, launchBare, launchWallet, sampleRss, type ServerChild } from './http/children.js';
+import { bareServerBundle } from './http/bare-bundle.js';
+import { bareNodeFlags, checkedPort, cpuMs, launchBare, launchWallet, sampleRss, walletNodeFlags, type ServerChild } from './http/children.js';
 import { ENDPOINTS, GRIN_SCAN_BATCH, type Endpoint } from './http/endpoints.js';
 import { seed, type Seeded } from './http/fixtures.js';
 import { load, requestHeaders, type LoadFigures } from './http/load.js';
@@ -107,12 +111,22 @@ export interface RunRecord extends LoadFigures {
   cpuUsPerRequest: number | null;
 }
 
+export interface ServerSummary {
+  medianRps: number;
+  minRps: number;
+  maxRps: number;
+  medianP99: number;
+  medianCpuUs: number | null;
+  /** The largest RSS sampled during this endpoint's runs, MB; null without /proc. */
+  maxRssMb: number | null;
+}
+
 export interface EndpointSummary {
   dialect: Dialect;
   endpoint: string;
   label: string;
-  wallet: { medianRps: number; minRps: number; maxRps: number; medianP99: number; medianCpuUs: number | null };
-  bare: { medianRps: number; minRps: number; maxRps: number; medianP99: number; medianCpuUs: number | null };
+  wallet: ServerSummary;
+  bare: ServerSummary;
   ratios: number[];
   medianRatio: number;
   target: number | null;
@@ -132,7 +146,11 @@ export interface BenchResult {
     stealPercent: number | null;
   };
   settings: Omit<BenchOptions, 'log' | 'outFile'> & { outFile: string };
+  /** Each server's Node flags in this run. */
+  flags: Record<ServerName, string[]>;
   walletRssMaxMb: Record<string, number | null>;
+  /** The bare server's largest RSS per dialect, sampled as the wallet's is. */
+  bareRssMaxMb: Record<string, number | null>;
   rssTargetMb: number;
   summary: EndpointSummary[];
   runs: RunRecord[];
@@ -183,7 +201,17 @@ export async function assertSameHeaders(wallet: Pick<ServerChild, 'name' | 'url'
   }
 }
 
-async function benchDialect(dialect: Dialect, databaseUrl: string, dataDir: string, grin: GrinNodeFake, options: BenchOptions, endpoints: Endpoint[], runs: RunRecord[]): Promise<number | null> {
+/** One dialect's rounds; returns each server's largest RSS (MB). */
+async function benchDialect(
+  dialect: Dialect,
+  databaseUrl: string,
+  dataDir: string,
+  grin: GrinNodeFake,
+  bareBundle: string,
+  options: BenchOptions,
+  endpoints: Endpoint[],
+  runs: RunRecord[],
+): Promise<Record<ServerName, number | null>> {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const walletPort = await checkedPort();
   let barePort = await checkedPort();
@@ -191,7 +219,7 @@ async function benchDialect(dialect: Dialect, databaseUrl: string, dataDir: stri
   const publicApiUrl = `http://127.0.0.1:${walletPort}`;
   const shared = { ...secrets(), DATABASE_URL: databaseUrl, PUBLIC_API_URL: publicApiUrl, GRIN_NODE_URL: grin.url, GRIN_NODE_API_SECRET: FAKE_GRIN_SECRET };
   let servers: ServerChild[] = [];
-  let rssMax: number | null = null;
+  const rssMax: Record<ServerName, number | null> = { wallet: null, bare: null };
   const barePerRequest = options.barePerRequest ?? true;
   /** Both servers, on the same ports each time (the wallet's is in its public URL, so in the seeded tokens). */
   const start = async (): Promise<[ServerChild, ServerChild]> => {
@@ -202,7 +230,7 @@ async function benchDialect(dialect: Dialect, databaseUrl: string, dataDir: stri
       env: { ...shared, DATA_DIR: dataDir, RATE_LIMIT_MAX: '1000000', SCHEDULER_ENABLED: 'false', FEATURE_GRIN_RELAY: 'true' },
     });
     servers.push(wallet);
-    const bare = await launchBare({ ...shared, BARE_PER_REQUEST: barePerRequest ? 'on' : 'off' }, barePort);
+    const bare = await launchBare(bareBundle, { ...shared, BARE_PER_REQUEST: barePerRequest ? 'on' : 'off' }, barePort);
     servers.push(bare);
     log(`${dialect}: wallet pid ${wallet.pid} at ${wallet.url}, bare pid ${bare.pid} at ${bare.url}${barePerRequest ? '' : ' (without the per-request work: BENCH_BARE_PER_REQUEST=off)'}`);
     return [wallet, bare];
@@ -232,7 +260,7 @@ async function benchDialect(dialect: Dialect, databaseUrl: string, dataDir: stri
           // collide with this run's first writes (SQLITE_BUSY across processes). Let it drain first.
           if (previous !== undefined && previous.server !== server) await sleep(Math.min(1_000, Math.max(100, 2 * previous.p99)));
           const label = `${dialect} round ${round} ${endpoint.id} ${name}`;
-          const rss = name === 'wallet' ? sampleRss(server.pid) : undefined;
+          const rss = sampleRss(server.pid);
           let warmup = { rps: 0, requests: 0 };
           try {
             // Warm up until at least one answer came back: a first request can outlast a short
@@ -256,14 +284,13 @@ async function benchDialect(dialect: Dialect, databaseUrl: string, dataDir: stri
             // load generator shares it), though it counts the tail the server finishes after the run.
             const cpuUsPerRequest = cpuBefore !== null && cpuAfter !== null && figures.requests > 0 ? Math.round(((cpuAfter - cpuBefore) * 1000) / figures.requests) : null;
             const record: RunRecord = { dialect, round, endpoint: endpoint.id, server: name, order: index + 1, pid: server.pid, ...figures, warmup, cpuUsPerRequest };
-            if (rss) {
-              record.rssMaxMb = rss.stop();
-              if (record.rssMaxMb !== null && (rssMax === null || record.rssMaxMb > rssMax)) rssMax = record.rssMaxMb;
-            }
+            record.rssMaxMb = rss.stop();
+            const largest = rssMax[name];
+            if (record.rssMaxMb !== null && (largest === null || record.rssMaxMb > largest)) rssMax[name] = record.rssMaxMb;
             runs.push(record);
             log(`${label}: ${figures.rps} req/s, p99 ${figures.p99} ms${cpuUsPerRequest !== null ? `, ${cpuUsPerRequest} µs CPU/request` : ''}${record.rssMaxMb !== undefined ? `, rss ${record.rssMaxMb} MB` : ''}`);
           } catch (err) {
-            rss?.stop();
+            rss.stop();
             // A dead server explains the failure better than the load's symptoms.
             for (const each of servers) each.assertAlive();
             const logged = server.problems();
@@ -300,6 +327,7 @@ function summarise(runs: RunRecord[], options: BenchOptions, endpoints: Endpoint
         maxRps: Math.max(...rows.map((r) => r.rps)),
         medianP99: median(rows.map((r) => r.p99)),
         medianCpuUs: rows.every((r) => r.cpuUsPerRequest !== null) ? median(rows.map((r) => r.cpuUsPerRequest!)) : null,
+        maxRssMb: rows.some((r) => r.rssMaxMb != null) ? Math.max(...rows.map((r) => r.rssMaxMb ?? 0)) : null,
       });
       const ratios = wallet.map((w) => round2(w.rps / bare.find((b) => b.round === w.round)!.rps));
       const medianRatio = round2(median(ratios));
@@ -321,7 +349,7 @@ function summarise(runs: RunRecord[], options: BenchOptions, endpoints: Endpoint
 
 function table(result: BenchResult): string {
   const s = result.settings;
-  const widths = [9, 13, 26, 26, 9, 9, 13, 18, 7, 12];
+  const widths = [9, 13, 26, 26, 9, 9, 13, 13, 18, 7, 12];
   const line = (cells: string[]) => cells.map((cell, i) => cell.padEnd(widths[i]!)).join(' ').trimEnd();
   const range = (x: { medianRps: number; minRps: number; maxRps: number }) => `${Math.round(x.medianRps)} [${Math.round(x.minRps)}–${Math.round(x.maxRps)}]`;
   const rows = [
@@ -329,15 +357,20 @@ function table(result: BenchResult): string {
     `${result.machine.cpu}, ${result.machine.cores} cores, node ${result.machine.node}, load ${result.machine.loadAvgAtStart.map((l) => l.toFixed(2)).join(' ')} at start` +
       (result.machine.stealPercent === null ? '' : `, ${result.machine.stealPercent.toFixed(1)} % of the CPU time stolen by the hypervisor during the run`),
     `${s.rounds} round(s), ${s.connections} connections, ${s.durationSec} s per run after a ${s.warmupSec} s warm-up, wallet from ${s.walletEntry}`,
-    line(['dialect', 'endpoint', 'wallet req/s [min–max]', 'bare req/s [min–max]', 'w p99 ms', 'b p99 ms', 'CPU µs w/b', 'ratio per round', 'median', 'target']),
+    `Node flags: wallet ${result.flags.wallet.join(' ') || "Node's defaults"}; bare ${result.flags.bare.join(' ') || "Node's defaults"}`,
+    line(['dialect', 'endpoint', 'wallet req/s [min–max]', 'bare req/s [min–max]', 'w p99 ms', 'b p99 ms', 'CPU µs w/b', 'max RSS MB w/b', 'ratio per round', 'median', 'target']),
   ];
   for (const r of result.summary) {
     const target = r.target === null ? 'report only' : `≥${r.target}× ${r.verdict}`;
     const cpu = r.wallet.medianCpuUs !== null && r.bare.medianCpuUs !== null ? `${r.wallet.medianCpuUs}/${r.bare.medianCpuUs}` : 'n/a';
-    rows.push(line([r.dialect, r.endpoint, range(r.wallet), range(r.bare), String(r.wallet.medianP99), String(r.bare.medianP99), cpu, r.ratios.map((x) => x.toFixed(2)).join(' '), r.medianRatio.toFixed(2), target]));
+    const rss = r.wallet.maxRssMb !== null && r.bare.maxRssMb !== null ? `${Math.round(r.wallet.maxRssMb)}/${Math.round(r.bare.maxRssMb)}` : 'n/a';
+    rows.push(line([r.dialect, r.endpoint, range(r.wallet), range(r.bare), String(r.wallet.medianP99), String(r.bare.medianP99), cpu, rss, r.ratios.map((x) => x.toFixed(2)).join(' '), r.medianRatio.toFixed(2), target]));
   }
+  const sameFlags = result.flags.wallet.join(' ') === result.flags.bare.join(' ');
   for (const [dialect, mb] of Object.entries(result.walletRssMaxMb)) {
-    rows.push(`wallet max RSS under load (${dialect}): ${mb ?? 'n/a'} MB (target < ${result.rssTargetMb} MB: ${mb !== null && mb < result.rssTargetMb ? 'PASS' : 'FAIL'})`);
+    const bare = result.bareRssMaxMb[dialect] ?? null;
+    const beside = bare === null ? '' : `; bare ${bare} MB${sameFlags ? ', same flags' : ` under its own flags (${result.flags.bare.join(' ') || "Node's defaults"})`}${mb !== null ? `, ratio ${(mb / bare).toFixed(2)}` : ''}`;
+    rows.push(`wallet max RSS under load (${dialect}): ${mb ?? 'n/a'} MB (target < ${result.rssTargetMb} MB: ${mb !== null && mb < result.rssTargetMb ? 'PASS' : 'FAIL'})${beside}`);
   }
   return `${rows.join('\n')}\n`;
 }
@@ -354,6 +387,8 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
   const cpuTimesAtStart = machineCpuTimes();
   const runs: RunRecord[] = [];
   const walletRssMaxMb: Record<string, number | null> = {};
+  const bareRssMaxMb: Record<string, number | null> = {};
+  const bareBundle = await bareServerBundle('request');
   const grin = new GrinNodeFake();
   grin.outputs = GRIN_SCAN_BATCH.outputs;
   await grin.start();
@@ -361,7 +396,7 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
   try {
     for (const dialect of options.dialects) {
       if (dialect === 'sqlite') {
-        walletRssMaxMb.sqlite = await benchDialect('sqlite', `sqlite:${join(scratch, 'bench.db')}`, join(scratch, 'data-sqlite'), grin, options, endpoints, runs);
+        ({ wallet: walletRssMaxMb.sqlite, bare: bareRssMaxMb.sqlite } = await benchDialect('sqlite', `sqlite:${join(scratch, 'bench.db')}`, join(scratch, 'data-sqlite'), grin, bareBundle, options, endpoints, runs));
         continue;
       }
       const database = `wallet_bench_${randomBytes(4).toString('hex')}`;
@@ -371,7 +406,7 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
         await admin.query(`CREATE DATABASE ${database}`);
         const url = new URL(options.pgAdminUrl);
         url.pathname = `/${database}`;
-        walletRssMaxMb.postgres = await benchDialect('postgres', url.toString(), join(scratch, 'data-pg'), grin, options, endpoints, runs);
+        ({ wallet: walletRssMaxMb.postgres, bare: bareRssMaxMb.postgres } = await benchDialect('postgres', url.toString(), join(scratch, 'data-pg'), grin, bareBundle, options, endpoints, runs));
       } finally {
         await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch((err: unknown) => log(`could not drop ${database}: ${(err as Error).message}`));
         await admin.end();
@@ -386,7 +421,9 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
     at: new Date().toISOString(),
     machine: { ...machineAtStart, stealPercent: stealPercentSince(cpuTimesAtStart) },
     settings: { ...settings, outFile: relative(REPO_ROOT, options.outFile).startsWith('..') ? options.outFile : relative(REPO_ROOT, options.outFile) },
+    flags: { wallet: walletNodeFlags(), bare: bareNodeFlags() },
     walletRssMaxMb,
+    bareRssMaxMb,
     rssTargetMb: RSS_TARGET_MB,
     summary: summarise(runs, options, endpoints),
     runs,

@@ -4,9 +4,9 @@
  * in the same run (issue 35: ours at most 1.2× the bare server's time).
  *
  * Both run as plain JavaScript with the Node flags of `npm run start:prod`: the wallet from
- * examples/server/dist (built by `tsc -b`), the bare server bundled by esbuild into one file
- * (test/bench/results/, ignored by git) with its npm dependencies left as imports (so both resolve koa, knex and the drivers from
- * node_modules the same way; the bare server's own few modules are one file). Per dialect, on a
+ * examples/server/dist (built by `tsc -b`), the bare server bundled by esbuild (http/bare-bundle.ts:
+ * its own few modules one file, its npm dependencies left as imports, so both resolve koa, knex
+ * and the drivers from node_modules the same way). Per dialect, on a
  * database the wallet migrated once before timing, rounds alternate who starts first; each start
  * is timed to the first 200 (polled every 5 ms on a new connection) together with the CPU the
  * process had used by then (/proc), then the process is stopped with SIGTERM.
@@ -24,9 +24,9 @@ import { request } from 'node:http';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { build } from 'esbuild';
 import { scratchPostgresDatabase } from '../harness/postgres.js';
 import { freePort, REPO_ROOT, serverNodeFlags } from '../harness/processes.js';
+import { bareServerBundle } from './http/bare-bundle.js';
 import { cpuMs, walletEnv } from './http/children.js';
 import { median } from './median.js';
 
@@ -74,12 +74,6 @@ async function timeStart(name: string, file: string, env: Record<string, string>
   }
 }
 
-/** The bare server as one file, written where node_modules resolves as it does for the repository (the results folder is ignored by git). */
-async function bareBundle(): Promise<string> {
-  const outfile = join(REPO_ROOT, 'test/bench/results/bare-server.startup.mjs');
-  await build({ entryPoints: [join(REPO_ROOT, 'test/bench/bare-server.ts')], bundle: true, platform: 'node', format: 'esm', target: 'node24', packages: 'external', outfile, logLevel: 'warning' });
-  return outfile;
-}
 
 export interface StartupOptions {
   rounds: number;
@@ -135,7 +129,7 @@ export async function runStartupBench(options: StartupOptions): Promise<StartupR
   const progress = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const scratch = mkdtempSync(join(tmpdir(), 'wallet-bench-startup-'));
   try {
-    const bare = await bareBundle();
+    const bare = await bareServerBundle('startup');
     const rows: StartupRow[] = [];
     for (const dialect of options.dialects) {
       progress(`${dialect}: ${rounds} rounds, who starts first alternates`);

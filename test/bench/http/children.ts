@@ -135,9 +135,8 @@ export interface WalletLaunch {
  */
 export async function launchWallet(options: WalletLaunch): Promise<ServerChild> {
   const url = `http://127.0.0.1:${options.port}`;
-  // The server runs as `npm run start:prod` runs it (its Node flags); BENCH_WALLET_FLAGS replaces
-  // those flags and BENCH_WALLET_NODE_OPTIONS adds NODE_OPTIONS (a memory experiment, say).
-  const flags = options.flags ?? (process.env.BENCH_WALLET_FLAGS !== undefined ? flagsFrom(process.env.BENCH_WALLET_FLAGS) : serverNodeFlags());
+  // BENCH_WALLET_NODE_OPTIONS adds NODE_OPTIONS (a memory experiment, say).
+  const flags = options.flags ?? walletNodeFlags();
   const nodeOptions: Record<string, string> = process.env.BENCH_WALLET_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_WALLET_NODE_OPTIONS } : {};
   const env = { ...options.env, ...nodeOptions, PORT: String(options.port), HOST: '127.0.0.1' };
   const argv = options.entry === 'source' ? sourceEntryArgv('examples/server/src/main.ts', [], flags) : [...flags, `${REPO_ROOT}examples/server/dist/main.js`];
@@ -159,12 +158,27 @@ export async function launchWallet(options: WalletLaunch): Promise<ServerChild> 
   return handle('wallet server', child, url, identified);
 }
 
-/** The bare server, identified by its ready line carrying its own pid and the url we asked for. */
-export async function launchBare(env: Record<string, string>, port: number, timeoutMs = 60_000): Promise<ServerChild> {
+/** The wallet's Node flags: those `npm run start:prod` runs with, or BENCH_WALLET_FLAGS in their place. */
+export function walletNodeFlags(): string[] {
+  return process.env.BENCH_WALLET_FLAGS !== undefined ? flagsFrom(process.env.BENCH_WALLET_FLAGS) : serverNodeFlags();
+}
+
+/**
+ * The bare server's Node flags: the wallet's, so both run on the same runtime settings (heap
+ * bounds included, without which their memory could not be compared), unless BENCH_BARE_FLAGS
+ * gives its own (empty: Node's defaults, as before 2026-11-29; `--cpu-prof`, say).
+ */
+export function bareNodeFlags(): string[] {
+  return process.env.BENCH_BARE_FLAGS !== undefined ? flagsFrom(process.env.BENCH_BARE_FLAGS) : walletNodeFlags();
+}
+
+/**
+ * The bare server, from its plain-JavaScript bundle (`bareServerBundle`), identified by its ready
+ * line carrying its own pid and the url we asked for.
+ */
+export async function launchBare(bundle: string, env: Record<string, string>, port: number, timeoutMs = 60_000): Promise<ServerChild> {
   const url = `http://127.0.0.1:${port}`;
-  // BENCH_BARE_FLAGS: Node flags for the bare server only (a CPU profile, say).
-  const nodeFlags = flagsFrom(process.env.BENCH_BARE_FLAGS);
-  const child = spawnServer(sourceEntryArgv('test/bench/bare-server.ts', [], nodeFlags), { ...env, PORT: String(port) });
+  const child = spawnServer([...bareNodeFlags(), bundle], { ...env, PORT: String(port) });
   live.add(child);
   const identified = await identify(
     'bare server',
