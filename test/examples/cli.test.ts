@@ -46,17 +46,52 @@ eachDialect('wallet-backend CLI', (dialect) => {
     expect(io.stderr.join('\n')).to.include('3 invite codes minted (label "beta testers")');
     const stored = await createTestBackend(dialect, { databaseUrl: env.DATABASE_URL, listen: false });
     try {
-      const rows = await stored.backend.db.knex('invite_codes').select('code_hash', 'label', 'expires_at');
+      const rows = await stored.backend.db.knex('invite_codes').select('id', 'code_hash', 'label', 'expires_at');
       const hashes = io.stdout.map((code) => createHash('sha256').update(code).digest('hex'));
       expect(rows.map((row) => row.code_hash).sort()).to.deep.equal(hashes.sort());
       expect(rows.every((row) => row.label === 'beta testers' && row.expires_at !== null)).to.equal(true);
       expect(JSON.stringify(rows)).to.not.include(io.stdout[0]);
+      // Minted from the shell, audited as the admin API's mint is: one entry, actor cli, the invites by id only.
+      const entries = await stored.backend.db.knex('admin_audit').where({ action: 'invites_minted' }).select('actor_kind', 'actor_pubkey_prefix', 'peer_ip', 'details');
+      expect(entries).to.have.length(1);
+      expect(entries[0]).to.include({ actor_kind: 'cli', actor_pubkey_prefix: null, peer_ip: null });
+      const details = JSON.parse(entries[0].details as string) as { count: number; label: string; ids: string[] };
+      expect(details).to.include({ count: 3, label: 'beta testers' });
+      expect([...details.ids].sort()).to.deep.equal(rows.map((row) => row.id as string).sort());
+      for (const secret of [...io.stdout, ...hashes]) expect(entries[0].details).to.not.include(secret);
+      expect((await stored.backend.setup.verifyAudit({ full: true })).ok).to.equal(true);
     } finally {
       await stored.close();
     }
-    // Bad option values are usage errors (exit code 2).
+    // Bad option values are usage errors (exit code 2), and mint nothing.
     expect(await runCli(['mint-invite', '--count', '0'], captureIo(env))).to.equal(2);
     expect(await runCli(['mint-invite', '--count', 'many'], captureIo(env))).to.equal(2);
+    const after = await createTestBackend(dialect, { databaseUrl: env.DATABASE_URL, listen: false });
+    try {
+      expect(await after.backend.db.knex('invite_codes').count({ n: '*' }).first()).to.satisfy((row: { n: number | string }) => Number(row.n) === 3);
+      expect(await after.backend.db.knex('admin_audit').where({ action: 'invites_minted' }).count({ n: '*' }).first()).to.satisfy((row: { n: number | string }) => Number(row.n) === 1);
+    } finally {
+      await after.close();
+    }
+  });
+
+  it('mint-invite of more than one batch audits each batch, and the chain verifies', async () => {
+    const env = { DATA_DIR: dataDir, DATABASE_URL: await freshDatabaseUrl(dialect), ...SECRETS };
+    expect(await runCli(['migrate'], captureIo(env))).to.equal(0);
+    const io = captureIo(env);
+    expect(await runCli(['mint-invite', '--count', '501'], io)).to.equal(0);
+    expect(io.stdout).to.have.length(501);
+    const stored = await createTestBackend(dialect, { databaseUrl: env.DATABASE_URL, listen: false });
+    try {
+      const entries = await stored.backend.db.knex('admin_audit').where({ action: 'invites_minted', actor_kind: 'cli' }).orderBy('seq').select('details');
+      const ids = entries.map((entry) => (JSON.parse(entry.details as string) as { ids: string[] }).ids);
+      expect(ids.map((batch) => batch.length)).to.deep.equal([500, 1]);
+      const storedIds = (await stored.backend.db.knex('invite_codes').pluck('id')) as string[];
+      expect(ids.flat().sort()).to.deep.equal(storedIds.sort());
+      expect((await stored.backend.setup.verifyAudit({ full: true })).ok).to.equal(true);
+    } finally {
+      await stored.close();
+    }
   });
 
 });

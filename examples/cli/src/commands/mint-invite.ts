@@ -1,4 +1,3 @@
-import { InviteStore, systemClock } from '@wallet/backend-core';
 import { withBackend } from '../backend.js';
 import { printJson, usageError, type CliIo } from '../io.js';
 
@@ -36,13 +35,13 @@ export async function mintInviteCommand(io: CliIo, options: MintInviteOptions): 
   const expiresDays = positiveInt(options.expiresDays, '--expires-days', 3_650);
   if (options.label !== undefined && (options.label.length === 0 || options.label.length > 100)) throw usageError('--label must be 1 to 100 characters');
   await withBackend(io, 'invite_codes', async (backend) => {
-    const store = new InviteStore(backend.db, systemClock);
     const expiresAt = expiresDays === undefined ? undefined : new Date(Date.now() + expiresDays * 86_400_000);
     const minted: string[] = [];
     const batch = 500;
     try {
       for (let done = 0; done < count; done += batch) {
-        const codes = await store.mint(Math.min(batch, count - done), { label: options.label, expiresAt });
+        // Each batch in one transaction with its audit entry (actor `cli`, the invites by id).
+        const codes = (await backend.setup.mintInvites(Math.min(batch, count - done), { label: options.label, expiresAt })).map((invite) => invite.code);
         minted.push(...codes);
         if (!options.json) for (const code of codes) io.out(code);
         if (count > batch) io.err(`minted ${Math.min(done + batch, count)}/${count}`);

@@ -14,17 +14,24 @@ export const setupErrors = defineErrors({
   setup_not_locked: { status: 409, message: 'The latch is not locked; there is nothing to reset.' },
 });
 
+/** Invites as the shell mints them: the gates' own audited minting (gates/invites-admin.ts), seen only through what the shell calls. */
+export interface ShellInviteMinter {
+  mint(minter: { kind: 'cli' }, request: { count: number; label?: string; expiresAt?: Date }): Promise<{ invites: Array<{ id: string; code: string }> }>;
+}
+
 export interface SetupDeps {
   db: Database;
   latch: SetupLatch;
   keys: AdminKeyStore;
   sessions: AdminSessionStore;
   audit: AuditChain;
+  invites: ShellInviteMinter;
 }
 
 /**
- * The operator shell's side of the latch: bootstrap of the first admin and its reset. Each is
- * ONE transaction, so a crash leaves either the old state or the new one, never half of it.
+ * The operator shell's commands: bootstrap of the first admin and the latch's reset, admin keys,
+ * invites, audit verification. Each change is ONE transaction with its audit entry, so a crash
+ * leaves either the old state or the new one, never half of it.
  */
 export class SetupService {
   constructor(private readonly deps: SetupDeps) {}
@@ -78,6 +85,15 @@ export class SetupService {
       await deps.audit.append(trx, { action: 'admin_key_revoked', actorKind: 'cli', target: `admin_key:${key.id}` });
       return revoked;
     });
+  }
+
+  /**
+   * Mints `count` invite codes from the shell, in one transaction with their `invites_minted`
+   * audit entry (actor `cli`, the invites by id only), as the admin API's mint is audited.
+   * Returns the raw codes: the only time they exist outside their holders.
+   */
+  async mintInvites(count: number, options: { label?: string; expiresAt?: Date } = {}): Promise<Array<{ id: string; code: string }>> {
+    return (await this.deps.invites.mint({ kind: 'cli' }, { count, ...options })).invites;
   }
 
   listKeys(): Promise<AdminKey[]> {

@@ -2,6 +2,7 @@ import { AccountAdmin, AdminKeyStore, AdminService, AdminSessionStore, AuditChai
 import { SessionRepository, SessionService, SignedActionVerifier, TokenService } from '../auth/index.js';
 import { ChainRegistry } from '../chains/index.js';
 import { ChallengeStore } from '../challenges/index.js';
+import { InviteAdmin, InviteStore } from '../gates/index.js';
 import type { Clock } from '../clock/index.js';
 import type { Settings } from '../config/index.js';
 import { createIntegrity, createPeppers, type Peppers } from '../crypto/index.js';
@@ -107,7 +108,7 @@ export function buildCoreServices({ settings, db, clock, logger, metrics, rateLi
     admin: new AdminService({ db, keys: adminKeys, sessions: adminSessions, latch, audit, overlay: operatorSettings, challenges, signedActions }),
     accounts,
     latch,
-    setup: new SetupService({ db, latch, keys: adminKeys, sessions: adminSessions, audit }),
+    setup: new SetupService({ db, latch, keys: adminKeys, sessions: adminSessions, audit, invites: new InviteAdmin(db, clock, new InviteStore(db, clock), audit) }),
     processor: greenfield === null ? null : instrumentUpstream<PaymentProcessor>(greenfield, { chain: 'none', upstream: 'btcpay' }, metrics),
     greenfield,
   };

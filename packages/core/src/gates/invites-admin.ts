@@ -5,6 +5,9 @@ import type { Database, Knex } from '../storage/index.js';
 import { gateErrors } from './errors.js';
 import type { InviteState, InviteStore, InviteView, MintedInvite } from './invites.js';
 
+/** Who mints: an admin over the admin API (its key and real peer address are audited), or the operator shell. */
+export type InviteMinter = { kind: 'admin'; pubkey: string; peerIp: string } | { kind: 'cli' };
+
 export interface MintRequest {
   count: number;
   label?: string;
@@ -13,9 +16,10 @@ export interface MintRequest {
 }
 
 /**
- * The operator's invites (admin API): mint (the raw codes shown once), list (never a code or its
- * hash), revoke. Every change is audited in the transaction that makes it, and the audit entry
- * names invites by id only. Scope is the HTTP kit's business, never checked here.
+ * The operator's invites (admin API and operator shell): mint (the raw codes shown once), list
+ * (never a code or its hash), revoke. Every change is audited in the transaction that makes it,
+ * whoever makes it, and the audit entry names invites by id only. Scope is the HTTP kit's
+ * business, never checked here.
  */
 export class InviteAdmin {
   constructor(
@@ -25,17 +29,16 @@ export class InviteAdmin {
     private readonly audit: { append(trx: Knex.Transaction, entry: AuditInput): Promise<AuditEntry> },
   ) {}
 
-  async mint(admin: AdminAuth, request: MintRequest, peerIp: string): Promise<{ invites: MintedInvite[] }> {
+  async mint(minter: InviteMinter, request: MintRequest): Promise<{ invites: MintedInvite[] }> {
     if (request.expiresAt !== undefined && request.expiresAt.getTime() <= this.clock.now().getTime()) throw gateErrors.create.invite_expiry_past();
     const invites = await this.db.transaction(async (trx) => {
       const minted = await this.store.insert(trx, request.count, { label: request.label, expiresAt: request.expiresAt });
       await this.audit.append(trx, {
         action: 'invites_minted',
-        actorKind: 'admin',
-        actorPubkey: admin.pubkey,
+        actorKind: minter.kind,
+        ...(minter.kind === 'admin' ? { actorPubkey: minter.pubkey, peerIp: minter.peerIp } : {}),
         // Ids only: never a code or its hash.
         details: { count: minted.length, label: request.label ?? null, expires_at: request.expiresAt?.toISOString() ?? null, ids: minted.map((invite) => invite.id) },
-        peerIp,
       });
       return minted;
     });

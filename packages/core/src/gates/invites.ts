@@ -74,7 +74,10 @@ export class InviteStore implements RegistrationGate {
     private readonly clock: Clock,
   ) {}
 
-  /** Creates `count` codes and returns them raw: the only time they exist outside the holder. */
+  /**
+   * Creates `count` codes and returns them raw: the only time they exist outside the holder.
+   * Writes no audit entry: an operator's tool mints through `backend.setup.mintInvites`, which does.
+   */
   async mint(count: number, options: { label?: string; expiresAt?: Date } = {}): Promise<string[]> {
     const minted = await this.db.transaction((trx) => this.insert(trx, count, options));
     return minted.map((invite) => invite.code);

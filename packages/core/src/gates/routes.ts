@@ -129,7 +129,7 @@ export function inviteAdminRoutes(invites: InviteAdmin): AnyRoute[] {
       response: mintInvitesResponse,
       successStatus: 201,
       errors: ['invite_expiry_past'],
-      handler: ({ body, auth, clientIp }) => invites.mint(auth, { count: body.count, label: body.label, expiresAt: body.expires_at }, clientIp),
+      handler: ({ body, auth, clientIp }) => invites.mint({ kind: 'admin', pubkey: auth.pubkey, peerIp: clientIp }, { count: body.count, label: body.label, expiresAt: body.expires_at }),
     }),
     defineRoute({
       ...admin,
