@@ -15,6 +15,7 @@
  * `{"msg":"bare ready","pid":<pid>,"url":"http://127.0.0.1:<port>"}`.
  */
 import { randomUUID } from 'node:crypto';
+import { keepWorkerHeapBounds } from '../../examples/server/src/heap-flags.js';
 import { createServer } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { AddressInfo } from 'node:net';
@@ -403,6 +404,8 @@ async function relayCreate(ctx: Koa.Context, body: Record<string, unknown>) {
 // --- the Grin scan (chains/grin/service.ts, node-client.ts, scan-pool.ts) ---
 
 const grinNodeUrl = process.env.GRIN_NODE_URL;
+// As the reference server does at boot: under its --max-semi-space-size the scan worker would otherwise get 16 MB of young space.
+keepWorkerHeapBounds();
 const scanPool = new GrinScanPool();
 // The wallet's own Grin service (node client, scan gate, worker pool): the page read and the scan are the work being compared.
 const grinService =

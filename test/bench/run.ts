@@ -288,7 +288,7 @@ async function benchDialect(
             const largest = rssMax[name];
             if (record.rssMaxMb !== null && (largest === null || record.rssMaxMb > largest)) rssMax[name] = record.rssMaxMb;
             runs.push(record);
-            log(`${label}: ${figures.rps} req/s, p99 ${figures.p99} ms${cpuUsPerRequest !== null ? `, ${cpuUsPerRequest} µs CPU/request` : ''}${record.rssMaxMb !== undefined ? `, rss ${record.rssMaxMb} MB` : ''}`);
+            log(`${label}: ${figures.rps} req/s, p99 ${figures.p99} ms${cpuUsPerRequest !== null ? `, ${cpuUsPerRequest} µs CPU/request` : ''}${record.rssMaxMb != null ? `, rss ${record.rssMaxMb} MB` : ''}`);
           } catch (err) {
             rss.stop();
             // A dead server explains the failure better than the load's symptoms.

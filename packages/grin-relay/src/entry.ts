@@ -1,4 +1,4 @@
-import { readTime } from '@wallet/backend-core';
+import { readTime } from '@wallet/backend-core/database';
 
 /**
  * Relay states on the wire. `pending_sender` is the spec's spelling; the others follow its
