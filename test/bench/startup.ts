@@ -74,7 +74,6 @@ async function timeStart(name: string, file: string, env: Record<string, string>
   }
 }
 
-
 export interface StartupOptions {
   rounds: number;
   dialects: string[];

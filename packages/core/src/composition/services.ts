@@ -2,11 +2,11 @@ import { AccountAdmin, AdminKeyStore, AdminService, AdminSessionStore, AuditChai
 import { SessionRepository, SessionService, SignedActionVerifier, TokenService } from '../auth/index.js';
 import { ChainRegistry } from '../chains/index.js';
 import { ChallengeStore } from '../challenges/index.js';
-import { InviteAdmin, InviteStore } from '../gates/index.js';
 import type { Clock } from '../clock/index.js';
 import type { Settings } from '../config/index.js';
 import { createIntegrity, createPeppers, type Peppers } from '../crypto/index.js';
 import { Nip05Cache } from '../directory/index.js';
+import { InviteAdmin, InviteStore } from '../gates/index.js';
 import { HookRegistry } from '../hooks/index.js';
 import { chooseRateLimitStore, type RateLimitStore } from '../http/index.js';
 import { RegistrationGates } from '../identity/index.js';
