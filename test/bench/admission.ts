@@ -9,16 +9,18 @@
  *    nostr-tools `verifyEvent` loop (the ceiling);
  *  - pipe: the real `wallet-relay-admission strfry` executable over the mixed workload, one request
  *    at a time as strfry sends them, and pipelined (`--window` in flight);
- *  - ceiling: the real executable against an accept-all plugin (accept-all-plugin.mjs: the same
- *    line I/O, no decision), both spawned alike, one line at a time, `--rounds` rounds (even) of
- *    `--mix-events` events per mix, each round in `--block`-event turns, ours and the accept-all
- *    plugin on the same block, who goes first alternating per block and per round: premium authors;
- *    registered non-premium authors posting free kinds (1059, 10050); gift wraps from brand-new
- *    one-time keys to the active users in turn (NIP-17). Each mix first makes one untimed-for-the-
- *    target pass that reads every standing its rounds rest on (printed as "first pass": one
- *    database read per new pubkey), so the rounds measure a relay whose users were seen within
- *    the cache's lifetime. Target: ours/ceiling >= 0.9 with the standings cached; CPU per decision
- *    from /proc is printed beside it;
+ *  - ceiling: the real executable against an accept-all plugin (accept-all-plugin.mjs: a plain
+ *    Node plugin as strfry's docs sketch one, readline in and one JSON line out, no decision),
+ *    both spawned alike, one line at a time, `--rounds` rounds (even) of `--mix-events` events per
+ *    mix, each round on a fresh pair of processes (`--restart off`: one pair per mix) in
+ *    `--block`-event turns, ours and the accept-all plugin on the same block, who goes first
+ *    alternating per block and per round: premium authors; registered non-premium authors posting
+ *    free kinds (1059, 10050); gift wraps from brand-new one-time keys to the active users in turn
+ *    (NIP-17). Each pair first makes one untimed-for-the-target pass that reads every standing
+ *    its round rests on (printed as "first pass": one database read per new pubkey), so the
+ *    rounds measure a relay whose users were seen within the cache's lifetime. Target: the
+ *    median of the rounds' ours/ceiling ratios >= 0.9 with the standings cached; CPU per decision
+ *    from /proc is printed beside it, and `--json <file>` keeps every round's figures and pids;
  *  - stall: the executable speaking strfry's protocol one line at a time while the `users` table
  *    is really locked (Postgres: LOCK TABLE … ACCESS EXCLUSIVE from another connection; SQLite:
  *    the file's WAL read marks held by another process, see sqlite-read-lock.py). Target: after the
@@ -28,7 +30,7 @@
  * with PASS/FAIL against the targets; nothing throws on a miss (a benchmark, not a test).
  */
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { availableParallelism, cpus, loadavg, platform, arch } from 'node:os';
 import { join } from 'node:path';
@@ -45,6 +47,7 @@ import { dropRunDatabase } from '../harness/postgres.js';
 import { removeSqliteFiles } from '../harness/sqlite.js';
 import { loadFreshWraps, loadWorkload, LAPSED_USERS, OUTSIDERS, PREMIUM_USERS, USERS, type BenchEvent, type BenchUser } from './admission-events.js';
 import { machineCpuTimes, stealPercentSince } from './machine-cpu.js';
+import { balancedMedian } from './median.js';
 
 const TARGET_IN_PROCESS = 20_000;
 const TARGET_PIPE = 5_000;
@@ -71,6 +74,8 @@ const { values: args } = parseArgs({
     window: { type: 'string', default: '256' },
     paths: { type: 'string', default: 'hook,pipe,ceiling,stall' },
     plugin: { type: 'string' },
+    restart: { type: 'string', default: 'on' },
+    json: { type: 'string' },
   },
 });
 const whole = (name: string, min: number) => {
@@ -86,6 +91,9 @@ const BLOCK = whole('block', 1);
 const CALIBRATION = 'accept-all as ours (noise)';
 // Who goes first in a round runs measurably slower here, so the order alternates and the rounds come in pairs.
 if (ROUNDS % 2 !== 0) throw new Error('--rounds must be even: each pair lets ours and the accept-all plugin go first once');
+if (args.restart !== 'on' && args.restart !== 'off') throw new Error('--restart must be on or off');
+/** A fresh pair of plugin processes for every round of a mix (off: one pair for all its rounds). */
+const RESTART = args.restart === 'on';
 const STALL_MS = whole('stall-ms', 500);
 const DB_TIMEOUT_MS = whole('db-timeout-ms', 1);
 const WINDOW = whole('window', 1);
@@ -357,12 +365,16 @@ interface MixResult {
   ceiling: number;
   oursRounds: number[];
   ceilingRounds: number[];
+  /** The verdict's figure: the median of the rounds' ratios (each round a fresh pair unless --restart off). */
+  ratio: number;
+  /** The processes that answered each round. */
+  pids: Array<{ ours: number; ceiling: number }>;
   /** CPU per decision over the rounds, µs (the process's own CPU: what the plugin costs the relay host). */
   oursCpuUs: number;
   ceilingCpuUs: number;
   wrong: number;
   p99: number;
-  /** The first-sight pass: events, ours/s, ceiling/s. */
+  /** The first-sight passes (one per pair): events in all, ours/s, ceiling/s. */
   firstSight: { events: number; ours: number; ceiling: number };
 }
 
@@ -383,49 +395,74 @@ async function oneAtATime(plugin: Plugin, lines: string[], events: Event[]): Pro
   return { ms, cpuMs: plugin.cpuMs() - cpuBefore, wrong, latencies };
 }
 
+/** A pair of plugin processes, ours and the accept-all one, started and warmed alike. */
+interface Pair {
+  ours: Plugin;
+  ceiling: Plugin;
+}
+
 /**
- * One mix, one line at a time, `oursArgv` against the accept-all plugin, each one process
- * started for the mix. A process keeps what it drew at start (where its heap and code landed, how
- * V8 tuned its collector) for life: the calibration row, the accept-all plugin in ours' place,
- * shows how far apart two identical plugins land.
+ * One mix, one line at a time, `oursArgv` against the accept-all plugin. Both are started afresh
+ * for every round (`--restart off`: once for the mix): a process keeps what it drew at start
+ * (which core the scheduler keeps it on, where its heap and code landed, how V8 tuned its
+ * collector) for life, and two identical plugins started once each landed up to 0.71 apart
+ * here, so one draw per side measured the draw. Each new pair is warmed (the JIT) and makes the
+ * first-sight pass (the standings cached) before its round. The verdict is the median of the
+ * rounds' ratios, as `npm run bench` takes the median of its rounds; the calibration row, the
+ * accept-all plugin in ours' place, shows how far apart two identical plugins still land.
  */
 async function againstCeiling(dialect: DialectName, oursArgv: string[], mix: Mix, calibration = false): Promise<MixResult> {
-  const ours = new Plugin(oursArgv);
-  const ceiling = new Plugin([ACCEPT_ALL]);
-  try {
-    const warmLines = mix.warm.map(requestLine);
-    await oneAtATime(ours, warmLines, mix.warm);
-    await oneAtATime(ceiling, warmLines, mix.warm);
-    type Run = Awaited<ReturnType<typeof oneAtATime>>;
-    /**
-     * `events` in blocks, ours and the accept-all plugin in turn on each, who goes first
-     * alternating from block to block (and with `parity`, from round to round): this machine's
-     * speed drifts over seconds, by more than the difference measured, and each plugin must meet
-     * the same drift.
-     */
-    async function dealt(events: Event[], lines: string[], parity: number, each: (who: 'ours' | 'ceiling', run: Run) => void): Promise<void> {
-      for (let from = 0, block = 0; from < events.length; from += BLOCK, block++) {
-        const order = (parity + block) % 2 === 0 ? (['ours', 'ceiling'] as const) : (['ceiling', 'ours'] as const);
-        for (const who of order) each(who, await oneAtATime(who === 'ours' ? ours : ceiling, lines.slice(from, from + BLOCK), events.slice(from, from + BLOCK)));
-      }
+  type Run = Awaited<ReturnType<typeof oneAtATime>>;
+  let pair: Pair | null = null;
+  const close = async () => {
+    if (pair === null) return;
+    await pair.ours.close();
+    await pair.ceiling.close();
+    pair = null;
+  };
+  /**
+   * `events` in blocks, ours and the accept-all plugin in turn on each, who goes first
+   * alternating from block to block (and with `parity`, from round to round): this machine's
+   * speed drifts over seconds, by more than the difference measured, and each plugin must meet
+   * the same drift.
+   */
+  async function dealt(on: Pair, events: Event[], lines: string[], parity: number, each: (who: 'ours' | 'ceiling', run: Run) => void): Promise<void> {
+    for (let from = 0, block = 0; from < events.length; from += BLOCK, block++) {
+      const order = (parity + block) % 2 === 0 ? (['ours', 'ceiling'] as const) : (['ceiling', 'ours'] as const);
+      for (const who of order) each(who, await oneAtATime(on[who], lines.slice(from, from + BLOCK), events.slice(from, from + BLOCK)));
     }
-    const first = { ours: 0, ceiling: 0 };
-    let wrong = 0;
-    await dealt(mix.firstSight, mix.firstSight.map(requestLine), 0, (who, run) => {
+  }
+  const warmLines = mix.warm.map(requestLine);
+  const firstSightLines = mix.firstSight.map(requestLine);
+  const first = { ours: 0, ceiling: 0, passes: 0 };
+  let wrong = 0;
+  /** A new pair: started, warmed, and through the first-sight pass. */
+  async function started(parity: number): Promise<Pair> {
+    const fresh: Pair = { ours: new Plugin(oursArgv), ceiling: new Plugin([ACCEPT_ALL]) };
+    pair = fresh;
+    await oneAtATime(fresh.ours, warmLines, mix.warm);
+    await oneAtATime(fresh.ceiling, warmLines, mix.warm);
+    await dealt(fresh, mix.firstSight, firstSightLines, parity, (who, run) => {
       first[who] += run.ms;
       if (who === 'ours') wrong += run.wrong;
     });
-    const perSecond = (ms: number) => (ms === 0 ? NaN : (mix.firstSight.length / ms) * 1000);
-    progress(`  first pass (${mix.firstSight.length} events, standings read): ours ${int(perSecond(first.ours))}/s, ceiling ${int(perSecond(first.ceiling))}/s`);
+    first.passes++;
+    return fresh;
+  }
+  try {
     // Serialised once: most mixes send the same events every round.
     const roundLines = mix.rounds.map((events) => events.map(requestLine));
     const oursMs: number[] = [];
     const ceilingMs: number[] = [];
+    const pids: Array<{ ours: number; ceiling: number }> = [];
     const oursLatencies: Float64Array[] = [];
     const cpu = { ours: 0, ceiling: 0 };
     for (let r = 0; r < mix.rounds.length; r++) {
+      if (r > 0 && RESTART) await close();
+      const on = pair ?? (await started(r));
+      pids.push({ ours: on.ours.pid ?? -1, ceiling: on.ceiling.pid ?? -1 });
       const round = { ours: 0, ceiling: 0 };
-      await dealt(mix.rounds[r]!, roundLines[r]!, r, (who, run) => {
+      await dealt(on, mix.rounds[r]!, roundLines[r]!, r, (who, run) => {
         round[who] += run.ms;
         cpu[who] += run.cpuMs;
         if (who === 'ours') {
@@ -435,7 +472,7 @@ async function againstCeiling(dialect: DialectName, oursArgv: string[], mix: Mix
       });
       oursMs.push(round.ours);
       ceilingMs.push(round.ceiling);
-      progress(`  round ${r + 1}: ours ${int((mix.rounds[r]!.length / oursMs[r]!) * 1000)}/s, ceiling ${int((mix.rounds[r]!.length / ceilingMs[r]!) * 1000)}/s`);
+      progress(`  round ${r + 1}${RESTART || r === 0 ? ` (pids ${pids[r]!.ours}/${pids[r]!.ceiling})` : ''}: ours ${int((mix.rounds[r]!.length / oursMs[r]!) * 1000)}/s, ceiling ${int((mix.rounds[r]!.length / ceilingMs[r]!) * 1000)}/s`);
     }
     const total = mix.rounds.reduce((sum, events) => sum + events.length, 0);
     const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
@@ -445,23 +482,29 @@ async function againstCeiling(dialect: DialectName, oursArgv: string[], mix: Mix
       all.set(latencies, at);
       at += latencies.length;
     }
+    const firstEvents = mix.firstSight.length * first.passes;
+    const perSecond = (ms: number) => (ms === 0 ? NaN : (firstEvents / ms) * 1000);
+    progress(`  first-sight passes (${first.passes} × ${mix.firstSight.length} events, standings read): ours ${int(perSecond(first.ours))}/s, ceiling ${int(perSecond(first.ceiling))}/s`);
+    const oursRounds = oursMs.map((m, r) => (mix.rounds[r]!.length / m) * 1000);
+    const ceilingRounds = ceilingMs.map((m, r) => (mix.rounds[r]!.length / m) * 1000);
     return {
       dialect,
       mix: mix.name,
       calibration,
       ours: (total / sum(oursMs)) * 1000,
       ceiling: (total / sum(ceilingMs)) * 1000,
-      oursRounds: oursMs.map((m, r) => (mix.rounds[r]!.length / m) * 1000),
-      ceilingRounds: ceilingMs.map((m, r) => (mix.rounds[r]!.length / m) * 1000),
+      oursRounds,
+      ceilingRounds,
+      ratio: balancedMedian(oursRounds.map((rate, r) => rate / ceilingRounds[r]!)),
+      pids,
       oursCpuUs: (cpu.ours * 1000) / total,
       ceilingCpuUs: (cpu.ceiling * 1000) / total,
       wrong,
       p99: percentile(sortedOf(all), 99),
-      firstSight: { events: mix.firstSight.length, ours: perSecond(first.ours), ceiling: perSecond(first.ceiling) },
+      firstSight: { events: firstEvents, ours: perSecond(first.ours), ceiling: perSecond(first.ceiling) },
     };
   } finally {
-    await ours.close();
-    await ceiling.close();
+    await close();
   }
 }
 
@@ -817,7 +860,7 @@ async function main(): Promise<void> {
         mixResults.push(result);
         console.log(
           `${dialect.padEnd(9)}one at a time, ${result.mix.padEnd(28)} ours ${int(result.ours).padStart(7)}/s (rounds ${result.oursRounds.map(int).join(', ')}; p99 ${result.p99.toFixed(3)} ms)  ` +
-            `accept-all ${int(result.ceiling).padStart(7)}/s (rounds ${result.ceilingRounds.map(int).join(', ')})  CPU/decision ours ${result.oursCpuUs.toFixed(1)} µs, accept-all ${result.ceilingCpuUs.toFixed(1)} µs  ratio ${(result.ours / result.ceiling).toFixed(2)} (by round ${result.oursRounds.map((rate, r) => (rate / result.ceilingRounds[r]!).toFixed(2)).join(', ')})${result.wrong > 0 ? `  ${result.wrong} WRONG ANSWERS` : ''}`,
+            `accept-all ${int(result.ceiling).padStart(7)}/s (rounds ${result.ceilingRounds.map(int).join(', ')})  CPU/decision ours ${result.oursCpuUs.toFixed(1)} µs, accept-all ${result.ceilingCpuUs.toFixed(1)} µs  ratio by round ${result.oursRounds.map((rate, r) => (rate / result.ceilingRounds[r]!).toFixed(2)).join(', ')}: median ${result.ratio.toFixed(2)} (overall ${(result.ours / result.ceiling).toFixed(2)})${result.wrong > 0 ? `  ${result.wrong} WRONG ANSWERS` : ''}`,
         );
       }
     }
@@ -831,15 +874,14 @@ async function main(): Promise<void> {
   }
 
   if (mixResults.length > 0) {
-    console.log(`Summary: one line at a time, ours / accept-all ceiling (${ROUNDS} interleaved rounds × ${int(MIX_EVENTS)} events per mix), target >= ${TARGET_RATIO}`);
+    console.log(`Summary: one line at a time, ours / accept-all ceiling (${ROUNDS} interleaved rounds × ${int(MIX_EVENTS)} events per mix, ${RESTART ? 'a fresh pair of processes each round' : 'one pair of processes for all rounds'}), target: median of the rounds' ratios >= ${TARGET_RATIO}`);
     console.log('(the calibration row runs the accept-all plugin as ours: its distance from 1.00 is what this machine does to two identical plugins)');
-    console.log('(standings cached: every pubkey the rounds read was read once before them, in the "first pass", which has no target; CPU per decision from /proc)');
-    console.log(`${'dialect'.padEnd(9)}${'mix'.padEnd(30)}${'ours/s'.padStart(9)}${'ceiling/s'.padStart(11)}${'ratio'.padStart(7)}  verdict  CPU µs ours/ceiling   first pass: events  ours/s  ratio`);
+    console.log('(standings cached: every pubkey a round reads was read by its processes before it, in a "first pass", which has no target; CPU per decision from /proc)');
+    console.log(`${'dialect'.padEnd(9)}${'mix'.padEnd(30)}${'ours/s'.padStart(9)}${'ceiling/s'.padStart(11)}${'overall'.padStart(9)}${'median'.padStart(8)}  verdict  CPU µs ours/ceiling   first pass: events  ours/s  ratio`);
     for (const r of mixResults) {
-      const ratio = r.ours / r.ceiling;
       const first = r.firstSight.events === 0 ? 'none' : `${int(r.firstSight.events).padStart(6)} ${int(r.firstSight.ours).padStart(7)} ${(r.firstSight.ours / r.firstSight.ceiling).toFixed(2).padStart(6)}`;
-      const verdict = r.calibration ? 'noise' : ratio >= TARGET_RATIO && r.wrong === 0 ? 'PASS' : 'FAIL';
-      console.log(`${r.dialect.padEnd(9)}${r.mix.padEnd(30)}${int(r.ours).padStart(9)}${int(r.ceiling).padStart(11)}${ratio.toFixed(2).padStart(7)}  ${verdict.padEnd(9)}${`${r.oursCpuUs.toFixed(1)} / ${r.ceilingCpuUs.toFixed(1)}`.padStart(19)}${' '.repeat(15)}${first}${r.wrong > 0 ? ` (${r.wrong} wrong answers)` : ''}`);
+      const verdict = r.calibration ? 'noise' : r.ratio >= TARGET_RATIO && r.wrong === 0 ? 'PASS' : 'FAIL';
+      console.log(`${r.dialect.padEnd(9)}${r.mix.padEnd(30)}${int(r.ours).padStart(9)}${int(r.ceiling).padStart(11)}${(r.ours / r.ceiling).toFixed(2).padStart(9)}${r.ratio.toFixed(2).padStart(8)}  ${verdict.padEnd(9)}${`${r.oursCpuUs.toFixed(1)} / ${r.ceilingCpuUs.toFixed(1)}`.padStart(19)}${' '.repeat(15)}${first}${r.wrong > 0 ? ` (${r.wrong} wrong answers)` : ''}`);
     }
     console.log('');
   }
@@ -861,6 +903,7 @@ async function main(): Promise<void> {
       '; other processes (tests, Stryker) may share these cores: the figures are a floor.',
   );
   console.log(`pipelined p50/p99 include the wait behind the requests in flight. Total ${((Date.now() - runStarted) / 1000).toFixed(0)} s.`);
+  if (args.json !== undefined) writeFileSync(args.json, `${JSON.stringify({ restart: RESTART, rounds: ROUNDS, mixEvents: MIX_EVENTS, target: TARGET_RATIO, mixes: mixResults, stalls: stallResults }, null, 2)}\n`);
   removeSqliteFiles();
   await dropRunDatabase();
 }

@@ -35,6 +35,9 @@ function requestOf(line: string): { id: string; type: unknown; event: unknown } 
   return { id: r.event.id, type: r.type, event: r.event };
 }
 
+/** Lines held while a decision waits on the database before the input is paused (strfry sends one at a time). */
+const HELD_LINES_HIGH_WATER = 1_024;
+
 /**
  * strfry's write-policy plugin protocol (docs/plugins.md of strfry): one JSON request per line
  * on stdin (`{"type":"new","event":{…},"receivedAt","sourceType","sourceInfo","authed"?}`), one
@@ -42,28 +45,87 @@ function requestOf(line: string): { id: string; type: unknown; event: unknown } 
  * and in request order. strfry has verified the event's id and signature before it asks. A line
  * that cannot be answered (not JSON, no event id) is reported and skipped, never fatal; a
  * request whose type is not `new` is rejected; a slow decision is rejected at `timeoutMs`.
- * Resolves when the input ends.
+ * Resolves when the input ends and every line read has its answer.
+ *
+ * Lines are answered from readline's `line` event, in the same turn of the event loop as they
+ * arrive, not through its async iterator: strfry waits for each answer before it sends the next
+ * line, so the iterator's promise and microtask hops per line were on every event's round trip.
+ * A line that arrives while a decision waits on the database is held and answered after it.
  */
-export async function runStrfryPlugin(options: StrfryPluginOptions): Promise<void> {
+export function runStrfryPlugin(options: StrfryPluginOptions): Promise<void> {
   const guard = decisionGuard(options.timeoutMs ?? STRFRY_DEFAULT_TIMEOUT_MS);
   const lines = createInterface({ input: options.input, crlfDelay: Infinity });
-  const write = (answer: StrfryAnswer) => options.output.write(`${JSON.stringify(answer)}\n`);
-  for await (const line of lines) {
-    if (line.trim() === '') continue;
+  const output = options.output;
+  const held: string[] = [];
+  let waiting = false;
+  let ended = false;
+
+  /** Answers one line; a promise only when its decision waits on the database. */
+  function answer(line: string): Promise<void> | undefined {
+    if (line.trim() === '') return undefined;
     const request = requestOf(line);
     if ('problem' in request) {
       options.warn(`strfry plugin: skipped ${request.problem}`);
-      continue;
+      return undefined;
     }
     if (request.type !== 'new') {
-      write({ id: request.id, action: 'reject', msg: `error: unknown request type ${JSON.stringify(request.type)}` });
-      continue;
+      output.write(answerLine(request.id, { accept: false, message: `error: unknown request type ${JSON.stringify(request.type)}` }));
+      return undefined;
     }
     const now = options.admission.admitNow(request.event);
-    const decision = now instanceof Promise ? await guard.decide(now) : now;
-    write({ id: request.id, action: decision.accept ? 'accept' : 'reject', msg: decision.message });
+    if (!(now instanceof Promise)) {
+      output.write(answerLine(request.id, now));
+      return undefined;
+    }
+    return guard.decide(now).then((decision) => {
+      output.write(answerLine(request.id, decision));
+    });
   }
-  guard.stop();
+
+  return new Promise<void>((resolve) => {
+    const finishIfDone = () => {
+      if (!ended || waiting || held.length > 0) return;
+      guard.stop();
+      resolve();
+    };
+    /** Answers held lines in order until one waits on the database again. */
+    const drain = () => {
+      waiting = false;
+      while (held.length > 0) {
+        const pending = answer(held.shift()!);
+        if (pending !== undefined) return wait(pending);
+      }
+      // A closed interface throws on resume: the input has ended, nothing is left to read.
+      if (!ended) lines.resume();
+      finishIfDone();
+    };
+    const wait = (pending: Promise<void>) => {
+      waiting = true;
+      void pending.then(drain);
+    };
+    lines.on('line', (line) => {
+      if (waiting) {
+        held.push(line);
+        if (held.length === HELD_LINES_HIGH_WATER) lines.pause();
+        return;
+      }
+      const pending = answer(line);
+      if (pending !== undefined) wait(pending);
+    });
+    lines.on('close', () => {
+      ended = true;
+      finishIfDone();
+    });
+  });
+}
+
+/**
+ * The answer line, the bytes `JSON.stringify` gives a `StrfryAnswer` ({id, action, msg} in that
+ * order), written without building the object: it is on every event's round trip. The id is
+ * serialised as strfry sent it; the message is a constant of the policy or a reason.
+ */
+function answerLine(id: string, decision: AdmissionDecision): string {
+  return `{"id":${JSON.stringify(id)},"action":"${decision.accept ? 'accept' : 'reject'}","msg":${decision.message === '' ? '""' : JSON.stringify(decision.message)}}\n`;
 }
 
 /**
