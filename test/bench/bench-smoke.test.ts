@@ -1,8 +1,8 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { serverNodeFlags } from '../harness/processes.js';
+import { REPO_ROOT, serverNodeFlags } from '../harness/processes.js';
 import { bareNodeFlags } from './http/children.js';
 import { ENDPOINTS } from './http/endpoints.js';
 import { runBench, type BenchResult } from './run.js';
@@ -21,6 +21,9 @@ describe('bench smoke (npm run bench, CI-sized)', function () {
 
   it('runs every endpoint on both dialects with zero errors and zero non-2xx for both servers, and writes the JSON', async () => {
     const lines: string[] = [];
+    const results = join(REPO_ROOT, 'test/bench/results');
+    const bundles = () => (existsSync(results) ? readdirSync(results).filter((name) => name.startsWith('request-')) : []);
+    const bundlesBefore = bundles();
     const result: BenchResult = await runBench({
       rounds: 1,
       connections: 4,
@@ -49,6 +52,8 @@ describe('bench smoke (npm run bench, CI-sized)', function () {
       }
     }
     expect(result.summary).to.have.length(2 * ENDPOINTS.length);
+    // The run's own bundle folder is gone with it.
+    expect(bundles(), 'no bundle folder left by the run').to.deep.equal(bundlesBefore);
     expect(existsSync(outFile)).to.equal(true);
     const written = JSON.parse(readFileSync(outFile, 'utf8')) as BenchResult;
     expect(written.runs).to.have.length(2 * 2 * ENDPOINTS.length);
@@ -56,6 +61,15 @@ describe('bench smoke (npm run bench, CI-sized)', function () {
     if (process.platform === 'linux') expect(written.machine.stealPercent).to.be.a('number').and.within(0, 100);
     expect(written.walletRssMaxMb).to.have.keys(['sqlite', 'postgres']);
     expect(written.bareRssMaxMb).to.have.keys(['sqlite', 'postgres']);
+    // Each server's peak per dialect is the largest RSS any of its runs on that dialect sampled.
+    if (process.platform === 'linux') {
+      for (const dialect of ['sqlite', 'postgres'] as const) {
+        for (const [server, peaks] of [['wallet', written.walletRssMaxMb], ['bare', written.bareRssMaxMb]] as const) {
+          const sampled = written.runs.filter((r) => r.dialect === dialect && r.server === server).map((r) => r.rssMaxMb!);
+          expect(peaks[dialect], `${dialect} ${server} peak`).to.equal(Math.max(...sampled));
+        }
+      }
+    }
     // The same runtime settings for both: start:prod's flags (this run sets neither BENCH_*_FLAGS).
     expect(written.flags.bare).to.deep.equal(written.flags.wallet).and.deep.equal(serverNodeFlags());
   });

@@ -388,7 +388,8 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
   const runs: RunRecord[] = [];
   const walletRssMaxMb: Record<string, number | null> = {};
   const bareRssMaxMb: Record<string, number | null> = {};
-  const bareBundle = await bareServerBundle('request');
+  const bundle = await bareServerBundle('request');
+  const bareBundle = bundle.server;
   const grin = new GrinNodeFake();
   grin.outputs = GRIN_SCAN_BATCH.outputs;
   await grin.start();
@@ -415,6 +416,7 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
   } finally {
     await grin.close();
     rmSync(scratch, { recursive: true, force: true });
+    bundle.remove();
   }
   const { log: _log, ...settings } = options;
   const result: BenchResult = {

@@ -126,9 +126,10 @@ export async function runStartupBench(options: StartupOptions): Promise<StartupR
   const { rounds } = options;
   if (!Number.isSafeInteger(rounds) || rounds < 2) throw new Error('rounds must be a whole number of at least 2');
   const progress = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const bundle = await bareServerBundle('startup');
+  const bare = bundle.server;
   const scratch = mkdtempSync(join(tmpdir(), 'wallet-bench-startup-'));
   try {
-    const bare = await bareServerBundle('startup');
     const rows: StartupRow[] = [];
     for (const dialect of options.dialects) {
       progress(`${dialect}: ${rounds} rounds, who starts first alternates`);
@@ -151,6 +152,7 @@ export async function runStartupBench(options: StartupOptions): Promise<StartupR
     return rows;
   } finally {
     rmSync(scratch, { recursive: true, force: true });
+    bundle.remove();
   }
 }
 

@@ -63,7 +63,7 @@ eachDialect('wallet-backend CLI', (dialect) => {
     } finally {
       await stored.close();
     }
-    // Bad option values are usage errors (exit code 2), and mint nothing.
+    // Bad option values are usage errors (exit code 2), refused before the database is opened.
     expect(await runCli(['mint-invite', '--count', '0'], captureIo(env))).to.equal(2);
     expect(await runCli(['mint-invite', '--count', 'many'], captureIo(env))).to.equal(2);
     const after = await createTestBackend(dialect, { databaseUrl: env.DATABASE_URL, listen: false });

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { InviteStore } from '@wallet/backend-core';
+import { InviteAdmin } from '../../../packages/core/src/gates/index.js';
 import { BtcKey, eachDialect, extensionBody, useTestBackend } from '../../harness/index.js';
 
 eachDialect('gates: invite codes', (dialect) => {
@@ -15,6 +16,18 @@ eachDialect('gates: invite codes', (dialect) => {
     expect(rows).to.have.length(3);
     expect(JSON.stringify(rows)).to.not.include(codes[0]);
     expect(rows.every((row) => row.label === 'friends' && /^[0-9a-f]{64}$/.test(row.code_hash))).to.equal(true);
+  });
+
+  it('a mint whose audit entry cannot be written stores no code: the codes and their entry are one transaction', async () => {
+    const failingAudit = { append: () => Promise.reject(new Error('the audit chain cannot be written')) };
+    const admin = new InviteAdmin(t.backend.db, t.clock, invites(), failingAudit);
+    let refused: unknown = null;
+    await admin.mint({ kind: 'cli' }, { count: 3, label: 'lost' }).catch((err: unknown) => (refused = err));
+    expect((refused as Error | null)?.message).to.equal('the audit chain cannot be written');
+    expect(await t.backend.db.knex('invite_codes').count({ n: '*' }).first()).to.satisfy((row: { n: number | string }) => Number(row.n) === 0);
+    // The same mint with the chain writable stores its codes.
+    expect((await t.backend.setup.mintInvites(3, { label: 'kept' })).map((invite) => invite.code)).to.have.length(3);
+    expect(await t.backend.db.knex('invite_codes').pluck('label')).to.deep.equal(['kept', 'kept', 'kept']);
   });
 
   it('a code admits one new wallet; unknown, used and expired codes get one literal error', async () => {
