@@ -405,8 +405,8 @@ interface Pair {
  * One mix, one line at a time, `oursArgv` against the accept-all plugin. Both are started afresh
  * for every round (`--restart off`: once for the mix): a process keeps what it drew at start
  * (which core the scheduler keeps it on, where its heap and code landed, how V8 tuned its
- * collector) for life, and two identical plugins started once each landed up to 0.71 apart
- * here, so one draw per side measured the draw. Each new pair is warmed (the JIT) and makes the
+ * collector) for life: two identical plugins started once each per mix gave single-round
+ * ratios from 0.71 to 1.07 here, so one draw per side measured the draw. Each new pair is warmed (the JIT) and makes the
  * first-sight pass (the standings cached) before its round. The verdict is the median of the
  * rounds' ratios, as `npm run bench` takes the median of its rounds; the calibration row, the
  * accept-all plugin in ours' place, shows how far apart two identical plugins still land.
@@ -416,9 +416,9 @@ async function againstCeiling(dialect: DialectName, oursArgv: string[], mix: Mix
   let pair: Pair | null = null;
   const close = async () => {
     if (pair === null) return;
-    await pair.ours.close();
-    await pair.ceiling.close();
+    const closing = pair;
     pair = null;
+    await Promise.all([closing.ours.close(), closing.ceiling.close()]);
   };
   /**
    * `events` in blocks, ours and the accept-all plugin in turn on each, who goes first

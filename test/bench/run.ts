@@ -390,6 +390,7 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
   const bareRssMaxMb: Record<string, number | null> = {};
   const bundle = await bareServerBundle('request');
   const bareBundle = bundle.server;
+  log(`bare server bundled into ${relative(REPO_ROOT, dirname(bareBundle))} (removed when the run ends)`);
   const grin = new GrinNodeFake();
   grin.outputs = GRIN_SCAN_BATCH.outputs;
   await grin.start();

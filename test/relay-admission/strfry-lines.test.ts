@@ -90,22 +90,51 @@ describe('relay admission: the strfry plugin’s line loop', () => {
     expect(h.answers().map((a) => a.id)).to.deep.equal([id(1), id(2)]);
   });
 
-  it('past 1,024 held lines the input is paused, and read again once they are answered', async () => {
+  it('the input is paused at the 1,024th held line, not before, and read again once they are answered', async () => {
     const h = harness(new Map([[id(1), 'wait']]));
     h.input.write(line(1));
     await turn();
-    const held = Array.from({ length: 1_100 }, (_, i) => line(2 + i)).join('');
-    h.input.write(held);
+    h.input.write(Array.from({ length: 1_023 }, (_, i) => line(2 + i)).join(''));
     await turn();
-    expect(h.input.isPaused(), 'paused at the high-water mark').to.equal(true);
+    expect(h.input.isPaused(), '1,023 held: still reading').to.equal(false);
+    h.input.write(line(1_025) + line(1_026));
+    await turn();
+    expect(h.input.isPaused(), '1,024 held: paused').to.equal(true);
     h.settle(id(1), ACCEPT);
     await turn();
     expect(h.input.isPaused(), 'resumed once the held lines are answered').to.equal(false);
     h.input.end(line(5_000));
     await h.run;
-    const ids = h.answers().map((a) => a.id);
-    expect(ids).to.have.length(1_102);
-    expect(ids).to.deep.equal([...Array.from({ length: 1_101 }, (_, i) => id(1 + i)), id(5_000)]);
+    expect(h.answers().map((a) => a.id)).to.deep.equal([...Array.from({ length: 1_026 }, (_, i) => id(1 + i)), id(5_000)]);
+  });
+
+  it('the input failing ends the loop with its error', async () => {
+    const h = harness(new Map([[id(1), 'wait']]));
+    h.input.write(line(1));
+    await turn();
+    h.input.destroy(new Error('the relay’s pipe broke'));
+    let failed: unknown = null;
+    await h.run.catch((err: unknown) => (failed = err));
+    expect((failed as Error | null)?.message).to.equal('the relay’s pipe broke');
+  });
+
+  it('an answer that cannot be written ends the loop with that error, whether decided at once or after a wait', async () => {
+    for (const answer of [ACCEPT, 'wait'] as const) {
+      const input = new PassThrough();
+      const scripted = scriptedAdmission(new Map([[id(1), answer]]));
+      const output = new PassThrough();
+      output.write = () => {
+        throw new Error('stdout is gone');
+      };
+      const outcome = runStrfryPlugin({ admission: scripted.admission, input, output, warn: () => {} }).then(
+        () => null,
+        (err: unknown) => err,
+      );
+      input.write(line(1));
+      await turn();
+      if (answer === 'wait') scripted.settle(id(1), ACCEPT);
+      expect(((await outcome) as Error | null)?.message, String(answer)).to.equal('stdout is gone');
+    }
   });
 
   it('a decision slower than the timeout is refused with error:, and the lines held behind it go on', async () => {
@@ -122,9 +151,9 @@ describe('relay admission: the strfry plugin’s line loop', () => {
 
   it('writes each answer as the bytes JSON.stringify gives {id, action, msg}, whatever the id and message hold', async () => {
     const odd = 'quote " backslash \\ newline \n tab \t nul \u0000 ’ 😀';
-    const h = harness(new Map([[id(2), { accept: false, message: odd }]]));
+    const h = harness(new Map<string, AdmissionDecision | 'wait'>([[id(2), { accept: false, message: odd }], [id(4), 'wait']]));
     const strangeId = 'an "id" \\ with\nescapes ’';
-    const requests = [JSON.stringify({ type: 'lookback', event: { id: strangeId } }), line(2).trimEnd(), line(3, 'new').trimEnd(), 'not json', JSON.stringify({ type: 'new', event: {} })];
+    const requests = [JSON.stringify({ type: 'lookback', event: { id: strangeId } }), line(2).trimEnd(), line(3, 'new').trimEnd(), 'not json', JSON.stringify({ type: 'new', event: {} }), line(4).trimEnd()];
     let written = '';
     // A fresh reader of the raw bytes: the answers must be exactly these lines.
     const rawOutput = new PassThrough();
@@ -133,12 +162,16 @@ describe('relay admission: the strfry plugin’s line loop', () => {
     const warnings: string[] = [];
     const run = runStrfryPlugin({ admission: h.admission, input, output: rawOutput, warn: (message) => warnings.push(message) });
     input.end(requests.join('\n') + '\n');
+    await turn();
+    // Decided after a wait on the database: written by the same rule.
+    h.settle(id(4), { accept: false, message: odd });
     await run;
     expect(written).to.equal(
       [
         JSON.stringify({ id: strangeId, action: 'reject', msg: 'error: unknown request type "lookback"' }),
         JSON.stringify({ id: id(2), action: 'reject', msg: odd }),
         JSON.stringify({ id: id(3), action: 'accept', msg: '' }),
+        JSON.stringify({ id: id(4), action: 'reject', msg: odd }),
       ].join('\n') + '\n',
     );
     expect(warnings).to.deep.equal(['strfry plugin: skipped a line that is not JSON', 'strfry plugin: skipped a request without event.id']);

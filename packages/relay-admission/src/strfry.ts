@@ -45,7 +45,8 @@ const HELD_LINES_HIGH_WATER = 1_024;
  * and in request order. strfry has verified the event's id and signature before it asks. A line
  * that cannot be answered (not JSON, no event id) is reported and skipped, never fatal; a
  * request whose type is not `new` is rejected; a slow decision is rejected at `timeoutMs`.
- * Resolves when the input ends and every line read has its answer.
+ * Resolves when the input ends and every line read has its answer; rejects when the input fails
+ * or an answer cannot be written (`output.write` throwing).
  *
  * Lines are answered from readline's `line` event, in the same turn of the event loop as they
  * arrive, not through its async iterator: strfry waits for each answer before it sends the next
@@ -82,9 +83,18 @@ export function runStrfryPlugin(options: StrfryPluginOptions): Promise<void> {
     });
   }
 
-  return new Promise<void>((resolve) => {
+  return new Promise<void>((resolve, reject) => {
+    let settled = false;
+    const fail = (err: unknown) => {
+      if (settled) return;
+      settled = true;
+      guard.stop();
+      lines.close();
+      reject(err instanceof Error ? err : new Error(String(err)));
+    };
     const finishIfDone = () => {
-      if (!ended || waiting || held.length > 0) return;
+      if (!ended || waiting || held.length > 0 || settled) return;
+      settled = true;
       guard.stop();
       resolve();
     };
@@ -101,17 +111,24 @@ export function runStrfryPlugin(options: StrfryPluginOptions): Promise<void> {
     };
     const wait = (pending: Promise<void>) => {
       waiting = true;
-      void pending.then(drain);
+      pending.then(drain).catch(fail);
     };
     lines.on('line', (line) => {
+      if (settled) return;
       if (waiting) {
         held.push(line);
         if (held.length === HELD_LINES_HIGH_WATER) lines.pause();
         return;
       }
-      const pending = answer(line);
-      if (pending !== undefined) wait(pending);
+      try {
+        const pending = answer(line);
+        if (pending !== undefined) wait(pending);
+      } catch (err) {
+        fail(err);
+      }
     });
+    // The input's own failure (readline passes it on): the loop ends with it, as the relay's pipe is gone.
+    lines.on('error', fail);
     lines.on('close', () => {
       ended = true;
       finishIfDone();

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { InviteStore } from '@wallet/backend-core';
+import { InviteStore, type Knex } from '@wallet/backend-core';
 import { InviteAdmin } from '../../../packages/core/src/gates/index.js';
 import { BtcKey, eachDialect, extensionBody, useTestBackend } from '../../harness/index.js';
 
@@ -19,11 +19,19 @@ eachDialect('gates: invite codes', (dialect) => {
   });
 
   it('a mint whose audit entry cannot be written stores no code: the codes and their entry are one transaction', async () => {
-    const failingAudit = { append: () => Promise.reject(new Error('the audit chain cannot be written')) };
+    let seenInTransaction: number | null = null;
+    const failingAudit = {
+      // The codes are in the transaction when the entry is appended: its failure must take them with it.
+      async append(trx: Knex.Transaction): Promise<never> {
+        seenInTransaction = Number(((await trx('invite_codes').count({ n: '*' }).first()) as { n: number | string }).n);
+        throw new Error('the audit chain cannot be written');
+      },
+    };
     const admin = new InviteAdmin(t.backend.db, t.clock, invites(), failingAudit);
     let refused: unknown = null;
     await admin.mint({ kind: 'cli' }, { count: 3, label: 'lost' }).catch((err: unknown) => (refused = err));
     expect((refused as Error | null)?.message).to.equal('the audit chain cannot be written');
+    expect(seenInTransaction, 'the codes were written in the transaction before the entry').to.equal(3);
     expect(await t.backend.db.knex('invite_codes').count({ n: '*' }).first()).to.satisfy((row: { n: number | string }) => Number(row.n) === 0);
     // The same mint with the chain writable stores its codes.
     expect((await t.backend.setup.mintInvites(3, { label: 'kept' })).map((invite) => invite.code)).to.have.length(3);
