@@ -10,14 +10,14 @@
  *  - pipe: the real `wallet-relay-admission strfry` executable over the mixed workload, one request
  *    at a time as strfry sends them, and pipelined (`--window` in flight);
  *  - ceiling: the real executable against an accept-all plugin (accept-all-plugin.mjs: a plain
- *    Node plugin as strfry's docs sketch one, readline in and one JSON line out, no decision),
+ *    Node plugin, readline's async iterator in and one JSON line out, no decision),
  *    both spawned alike, one line at a time, `--rounds` rounds (even) of `--mix-events` events per
  *    mix, each round on a fresh pair of processes (`--restart off`: one pair per mix) in
  *    `--block`-event turns, ours and the accept-all plugin on the same block, who goes first
  *    alternating per block and per round: premium authors; registered non-premium authors posting
  *    free kinds (1059, 10050); gift wraps from brand-new one-time keys to the active users in turn
  *    (NIP-17). Each pair first makes one untimed-for-the-target pass that reads every standing
- *    its round rests on (printed as "first pass": one database read per new pubkey), so the
+ *    the mix's rounds rest on (printed as "first pass": one database read per new pubkey), so the
  *    rounds measure a relay whose users were seen within the cache's lifetime. Target: the
  *    median of the rounds' ours/ceiling ratios >= 0.9 with the standings cached; CPU per decision
  *    from /proc is printed beside it, and `--json <file>` keeps every round's figures and pids;
@@ -406,10 +406,11 @@ interface Pair {
  * for every round (`--restart off`: once for the mix): a process keeps what it drew at start
  * (which core the scheduler keeps it on, where its heap and code landed, how V8 tuned its
  * collector) for life: two identical plugins started once each per mix gave single-round
- * ratios from 0.71 to 1.07 here, so one draw per side measured the draw. Each new pair is warmed (the JIT) and makes the
- * first-sight pass (the standings cached) before its round. The verdict is the median of the
- * rounds' ratios, as `npm run bench` takes the median of its rounds; the calibration row, the
- * accept-all plugin in ours' place, shows how far apart two identical plugins still land.
+ * ratios from 0.71 to 1.07 here, so one draw per side measured the draw. Each new pair is
+ * warmed (the JIT) and makes the first-sight pass (the standings cached) before its round. The
+ * verdict is the median of the rounds' ratios, as `npm run bench` takes the median of its
+ * rounds; the calibration row, the accept-all plugin in ours' place, shows how far apart two
+ * identical plugins still land.
  */
 async function againstCeiling(dialect: DialectName, oursArgv: string[], mix: Mix, calibration = false): Promise<MixResult> {
   type Run = Awaited<ReturnType<typeof oneAtATime>>;

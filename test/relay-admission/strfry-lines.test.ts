@@ -41,7 +41,7 @@ function harness(answers: Map<string, AdmissionDecision | 'wait'>, timeoutMs = 6
   const run = runStrfryPlugin({ admission: scripted.admission, input, output, warn: (message) => warnings.push(message), timeoutMs }).then(() => {
     done = true;
   });
-  return { input, run, warnings, ...scripted, answers: () => written.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as { id: string; action: string; msg: string }), isDone: () => done };
+  return { input, run, warnings, ...scripted, raw: () => written, answers: () => written.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as { id: string; action: string; msg: string }), isDone: () => done };
 }
 
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -154,19 +154,13 @@ describe('relay admission: the strfry plugin’s line loop', () => {
     const h = harness(new Map<string, AdmissionDecision | 'wait'>([[id(2), { accept: false, message: odd }], [id(4), 'wait']]));
     const strangeId = 'an "id" \\ with\nescapes ’';
     const requests = [JSON.stringify({ type: 'lookback', event: { id: strangeId } }), line(2).trimEnd(), line(3, 'new').trimEnd(), 'not json', JSON.stringify({ type: 'new', event: {} }), line(4).trimEnd()];
-    let written = '';
-    // A fresh reader of the raw bytes: the answers must be exactly these lines.
-    const rawOutput = new PassThrough();
-    rawOutput.on('data', (chunk: Buffer) => (written += chunk.toString()));
-    const input = new PassThrough();
-    const warnings: string[] = [];
-    const run = runStrfryPlugin({ admission: h.admission, input, output: rawOutput, warn: (message) => warnings.push(message) });
-    input.end(requests.join('\n') + '\n');
+    h.input.end(requests.join('\n') + '\n');
     await turn();
     // Decided after a wait on the database: written by the same rule.
     h.settle(id(4), { accept: false, message: odd });
-    await run;
-    expect(written).to.equal(
+    await h.run;
+    // The raw bytes: the answers must be exactly these lines.
+    expect(h.raw()).to.equal(
       [
         JSON.stringify({ id: strangeId, action: 'reject', msg: 'error: unknown request type "lookback"' }),
         JSON.stringify({ id: id(2), action: 'reject', msg: odd }),
@@ -174,8 +168,6 @@ describe('relay admission: the strfry plugin’s line loop', () => {
         JSON.stringify({ id: id(4), action: 'reject', msg: odd }),
       ].join('\n') + '\n',
     );
-    expect(warnings).to.deep.equal(['strfry plugin: skipped a line that is not JSON', 'strfry plugin: skipped a request without event.id']);
-    h.input.end();
-    await h.run;
+    expect(h.warnings).to.deep.equal(['strfry plugin: skipped a line that is not JSON', 'strfry plugin: skipped a request without event.id']);
   });
 });

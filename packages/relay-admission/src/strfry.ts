@@ -93,7 +93,8 @@ export function runStrfryPlugin(options: StrfryPluginOptions): Promise<void> {
       reject(err instanceof Error ? err : new Error(String(err)));
     };
     const finishIfDone = () => {
-      if (!ended || waiting || held.length > 0 || settled) return;
+      // Held lines exist only while a decision waits, so `waiting` covers them.
+      if (!ended || waiting || settled) return;
       settled = true;
       guard.stop();
       resolve();
@@ -142,7 +143,7 @@ export function runStrfryPlugin(options: StrfryPluginOptions): Promise<void> {
  * serialised as strfry sent it; the message is a constant of the policy or a reason.
  */
 function answerLine(id: string, decision: AdmissionDecision): string {
-  return `{"id":${JSON.stringify(id)},"action":"${decision.accept ? 'accept' : 'reject'}","msg":${decision.message === '' ? '""' : JSON.stringify(decision.message)}}\n`;
+  return `{"id":${JSON.stringify(id)},"action":"${decision.accept ? 'accept' : 'reject'}","msg":${JSON.stringify(decision.message)}}\n`;
 }
 
 /**
